@@ -1,0 +1,27 @@
+# katomic: build, boot and test Debian's linux-source-6.12 with patches/.
+# 'make help' lists the targets; scripts/katomic.sh --help the knobs.
+KATOMIC := scripts/katomic.sh
+CONFIGS := $(shell $(KATOMIC) configs)
+
+.PHONY: help test test-all deps tree export reset clean
+
+help:
+	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
+	@echo "make test-all   the full matrix: $(CONFIGS)"
+	@echo "make deps       apt-get install what katomic needs"
+	@echo "make tree       materialise the kernel tree with patches/ applied"
+	@echo "make export     write the tree's commits back to patches/"
+	@echo "make reset      drop the tree's local work, re-apply patches/"
+	@echo "make clean      remove results/ and the work directory"
+
+test:
+	$(KATOMIC) run s390x
+
+test-all:
+	$(KATOMIC) run $(CONFIGS)
+
+deps tree export reset:
+	$(KATOMIC) $@
+
+clean:
+	rm -rf results "$${KATOMIC_WORK:-$$HOME/.cache/katomic}"

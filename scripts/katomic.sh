@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# katomic harness: unpack Debian's linux-source-6.12, apply patches/, build and
+# boot it in QEMU with the tree's own kunit.py, and keep the results.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${KATOMIC_WORK:-$HOME/.cache/katomic}
+TARBALL=${KATOMIC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+RESULTS=${KATOMIC_RESULTS:-$REPO/results}
+BOOT_TIMEOUT=${KATOMIC_BOOT_TIMEOUT:-600}	# seconds QEMU may run
+BUILD_TIMEOUT=${KATOMIC_BUILD_TIMEOUT:-1800}	# seconds for build + boot
+SMP=${KATOMIC_SMP:-4}
+TREE=$WORK/linux
+STATE=$WORK/tree.state
+PACKAGES="linux-source-6.12 gcc-s390x-linux-gnu binutils-s390x-linux-gnu
+	qemu-system-misc qemu-system-x86 build-essential flex bison bc
+	libelf-dev libssl-dev python3 xz-utils git rsync cpio kmod gnuplot-nox"
+
+export PYTHONDONTWRITEBYTECODE=1
+
+die() { echo "katomic: error: $*" >&2; exit 1; }
+say() { echo "katomic: $*"; }
+
+usage() {
+	cat <<EOF
+usage: scripts/katomic.sh COMMAND [ARGS]
+
+  deps            install the Debian packages katomic needs (apt-get)
+  tree            unpack the kernel tree into \$KATOMIC_WORK/linux and apply
+                  patches/ (reused when neither the tarball nor patches/ changed;
+                  a tree with unexported commits is left as it is)
+  export          write the tree's commits since 'pristine' back to patches/
+  reset           throw the tree's local work away and re-apply patches/
+  run CONFIG...   build and boot each configuration, keep results, summarise
+  configs         list the configurations
+
+Configurations: s390x, x86_64 (suite + lib/atomic64_test.c, -smp $SMP).
+
+Environment: KATOMIC_WORK (default ~/.cache/katomic), KATOMIC_TARBALL,
+KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 600),
+KATOMIC_BUILD_TIMEOUT (s, default 1800), KATOMIC_SMP (default 4),
+KATOMIC_KERNEL_ARGS (extra kernel command line, e.g. to test failure paths).
+EOF
+}
+
+cmd_deps() {
+	local missing=()
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "installing: ${missing[*]}"
+	[ "$(id -u)" -eq 0 ] || die "need root to apt-get install ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null ||
+		die "apt-get update failed"
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install failed for: ${missing[*]}"
+}
+
+series() { ls "$REPO"/patches/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
+series_id() { cat $(series) /dev/null | sha256sum | cut -c1-16; }
+tarball_id() { stat -L -c '%n %s %Y' "$TARBALL"; }
+state() { sed -n "s/^$1=//p" "$STATE" 2>/dev/null; }
+tree_git() { git -C "$TREE" "$@"; }
+
+ident() {
+	local name email
+	name=$(git -C "$REPO" config user.name) || die "set git user.name in $REPO"
+	email=$(git -C "$REPO" config user.email) || die "set git user.email in $REPO"
+	export GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email
+	export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
+}
+
+unpack() {
+	local tmp=$WORK/linux.unpacking
+	[ -r "$TARBALL" ] || die "$TARBALL not found: run 'make deps'"
+	rm -rf "$tmp" "$TREE" "$STATE"
+	mkdir -p "$tmp"
+	say "unpacking $TARBALL (about 1.5 minutes)"
+	tar -xJf "$TARBALL" -C "$tmp" --strip-components=1 ||
+		die "cannot unpack $TARBALL"
+	local v
+	v=$(make -s -C "$tmp" kernelversion 2>/dev/null) ||
+		die "$TARBALL does not hold a kernel tree"
+	case $v in 6.12.*) ;; *) die "$TARBALL is Linux $v; the series targets 6.12";; esac
+	say "committing pristine Linux $v"
+	git -C "$tmp" init -q -b katomic
+	# Debian's top-level .gitignore ends with '/*': force-add everything.
+	git -C "$tmp" add -A -f
+	git -C "$tmp" commit -q -m "Debian linux-source $v (pristine)"
+	git -C "$tmp" tag pristine
+	mv "$tmp" "$TREE"
+	printf 'tarball=%s\n' "$(tarball_id)" > "$STATE"
+}
+
+apply_series() {
+	tree_git am --abort >/dev/null 2>&1 || true
+	tree_git reset -q --hard pristine
+	tree_git clean -q -fdx
+	printf 'tarball=%s\n' "$(tarball_id)" > "$STATE"
+	local p n=0
+	for p in $(series); do
+		n=$((n + 1))
+		if ! tree_git am -q --keep-cr "$p" >/dev/null 2>&1; then
+			tree_git am --abort >/dev/null 2>&1 || true
+			die "patch $(basename "$p") does not apply to Linux $(tree_version) in $TREE"
+		fi
+	done
+	cover_to_description
+	printf 'series=%s\nhead=%s\n' "$(series_id)" "$(tree_git rev-parse HEAD)" >> "$STATE"
+	say "applied $n patches onto Linux $(tree_version)"
+}
+
+tree_version() { make -s -C "$TREE" kernelversion 2>/dev/null; }
+
+# The cover letter's subject and blurb live in the branch description, so that
+# 'export' regenerates the shortlog and diffstat around them.
+cover_to_description() {
+	local c=$REPO/patches/0000-cover-letter.patch
+	[ -f "$c" ] || return 0
+	{
+		sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$c" | head -1
+		echo
+		awk 'body && /^[^ ]+ \([0-9]+\):$/ { exit } body { print }
+		     /^$/ && !body { body = 1 }' "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+	} > "$WORK/cover.txt"
+	tree_git config branch.katomic.description "$(cat "$WORK/cover.txt")"
+}
+
+cmd_tree() {
+	ident
+	mkdir -p "$WORK"
+	if [ ! -d "$TREE/.git" ] || [ "$(state tarball)" != "$(tarball_id)" ] ||
+	   ! tree_git rev-parse -q --verify pristine >/dev/null; then
+		unpack
+	fi
+	local head dirty
+	head=$(tree_git rev-parse HEAD)
+	dirty=$(tree_git status --porcelain --untracked-files=no)
+	if [ -z "$(state head)" ]; then
+		apply_series
+	elif [ "$head" = "$(state head)" ] && [ -z "$dirty" ]; then
+		[ "$(state series)" = "$(series_id)" ] || apply_series
+	elif [ "$(state series)" = "$(series_id)" ]; then
+		say "warning: $TREE has work not in patches/ ('make export' keeps it); using the tree as it is"
+	else
+		die "$TREE has local work and patches/ changed too: 'make export' or 'make reset'"
+	fi
+	say "tree: $TREE (Linux $(tree_version), $(tree_git rev-list --count pristine..HEAD) patches)"
+}
+
+cmd_reset() {
+	ident
+	[ -d "$TREE/.git" ] || { cmd_tree; return; }
+	apply_series
+}
+
+cmd_export() {
+	ident
+	[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
+	[ -z "$(tree_git status --porcelain --untracked-files=no)" ] ||
+		die "$TREE has uncommitted changes: commit them first"
+	local n
+	n=$(tree_git rev-list --count pristine..HEAD)
+	[ "$n" -gt 0 ] || die "no commits on top of 'pristine' in $TREE"
+	local desc=()
+	tree_git config branch.katomic.description >/dev/null &&
+		desc=(--cover-from-description=subject)
+	rm -f "$REPO"/patches/*.patch
+	tree_git format-patch -q --cover-letter "${desc[@]}" --zero-commit \
+		--no-signature --base=pristine -o "$REPO/patches" pristine..HEAD
+	# The pristine commit is local: name the tarball instead of its hash.
+	sed -i "s/^base-commit: .*/base-commit: Debian linux-source $(tree_version)/" \
+		"$REPO"/patches/*.patch
+	sed -i 's/^From [0-9a-f]\{40\} /From 0000000000000000000000000000000000000000 /' \
+		"$REPO"/patches/*.patch
+	printf 'tarball=%s\nseries=%s\nhead=%s\n' "$(tarball_id)" "$(series_id)" \
+		"$(tree_git rev-parse HEAD)" > "$STATE"
+	say "exported $n patches to patches/"
+}
+
+# name -> kunit.py arguments
+config_args() {
+	local arch=${1%%-*}
+	case $arch in
+	s390x)	printf '%s\n' --arch=s390 --cross_compile=s390x-linux-gnu- \
+			"--qemu_args=-accel tcg,thread=multi" ;;
+	x86_64)	echo "--arch=x86_64" ;;
+	*)	die "unknown configuration '$1' (try: $(cmd_configs | tr '\n' ' '))" ;;
+	esac
+	echo "--kunitconfig=$REPO/kunit/katomic.kunitconfig"
+}
+
+cmd_configs() { printf '%s\n' s390x x86_64; }
+
+run_one() {
+	local name=$1 out=$RESULTS/$1 bdir=$WORK/build/$1 rc=0 args=()
+	mapfile -t args < <(config_args "$name")
+	mkdir -p "$bdir"
+	rm -f "$out".*
+	say "[$name] build and boot (log: $out.kunit.log)"
+	local t0=$SECONDS
+	: > "$out.kunit.log"
+	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" run \
+		"${args[@]}" --build_dir="$bdir" --jobs="$(nproc)" \
+		--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $SMP" \
+		--kernel_args=panic=-1 ${KATOMIC_KERNEL_ARGS:+--kernel_args="$KATOMIC_KERNEL_ARGS"} \
+		--json="$out.json" > "$out.kunit.log" 2>&1 &
+	local pid=$!
+	# Progress: kunit.py's stage lines, as they come.
+	tail -n +1 --pid=$pid -f "$out.kunit.log" 2>/dev/null |
+		grep --line-buffered -E '^(\[[0-9:]+\] )?(Generating|Building|Starting|Populating|Elapsed|Testing complete|ERROR)' |
+		sed -u "s/^/katomic: [$name] /" || true
+	wait $pid || rc=$?
+	[ -f "$bdir/test.log" ] && cp "$bdir/test.log" "$out.console.log"
+	printf '{"config": "%s", "rc": %d, "seconds": %d}\n' "$name" "$rc" \
+		$((SECONDS - t0)) > "$out.run.json"
+	return 0
+}
+
+cmd_run() {
+	[ $# -gt 0 ] || die "run: name at least one configuration"
+	local c
+	for c in "$@"; do config_args "$c" >/dev/null; done
+	cmd_deps
+	cmd_tree
+	mkdir -p "$RESULTS"
+	for c in "$@"; do run_one "$c"; done
+	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@"
+}
+
+case ${1:-} in
+deps|tree|export|reset|configs) c=$1; shift; "cmd_$c" "$@" ;;
+run) shift; cmd_run "$@" ;;
+-h|--help|help|"") usage ;;
+*) usage >&2; exit 2 ;;
+esac

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise katomic runs: one line per configuration, the failures, and
+results/summary.{md,json}. Exits 1 unless every configuration passed."""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+
+def leaves(group, path=()):
+    """Yield (name, status) for every leaf test case of a kunit.py JSON."""
+    here = path + ((group["name"],) if path or group["name"] != "KUnit Test Group" else ())
+    for case in group.get("test_cases", []):
+        yield ".".join(here + (case["name"],)), case["status"]
+    for sub in group.get("sub_groups", []):
+        yield from leaves(sub, here)
+
+
+def tail(path, n=8):
+    try:
+        return path.read_text(errors="replace").splitlines()[-n:]
+    except OSError:
+        return []
+
+
+def summarise(results, name):
+    run = json.loads((results / f"{name}.run.json").read_text())
+    console = results / f"{name}.console.log"
+    log = console.read_text(errors="replace") if console.exists() else ""
+    cases = []
+    if (results / f"{name}.json").exists():
+        cases = list(leaves(json.loads((results / f"{name}.json").read_text())))
+    count = {s: sum(1 for _, st in cases if st == s) for s in ("PASS", "FAIL", "SKIP", "ERROR")}
+    problems = []
+    if run["rc"] in (124, 137):
+        problems.append(f"timed out after {run['seconds']} s (QEMU or build stopped answering)")
+    panic = re.search(r"Kernel panic - not syncing:.*", log)
+    if panic:
+        problems.append(panic.group(0).strip())
+    if not log:
+        problems.append("the kernel did not boot (build failed?): "
+                        + " | ".join(tail(results / f"{name}.kunit.log", 4)))
+    elif "atomic64_test: passed" not in log:
+        problems.append("lib/atomic64_test.c did not print 'passed'")
+    if log and not cases:
+        problems.append("no KTAP results parsed")
+    bad = [n for n, st in cases if st in ("FAIL", "ERROR")]
+    if bad:
+        problems.append(f"{len(bad)} failed: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""))
+    if run["rc"] not in (0, 124, 137) and not problems:
+        problems.append(f"kunit.py exited {run['rc']}: " + " | ".join(tail(results / f"{name}.kunit.log", 4)))
+    return {
+        "config": name,
+        "ok": not problems,
+        "seconds": run["seconds"],
+        "passed": count["PASS"],
+        "failed": count["FAIL"] + count["ERROR"],
+        "skipped": count["SKIP"],
+        "atomic64_test": "atomic64_test: passed" in log,
+        "problems": problems,
+        "failed_cases": bad,
+    }
+
+
+def main():
+    results = Path(sys.argv[1])
+    rows = [summarise(results, name) for name in sys.argv[2:]]
+    lines = ["| config | result | passed | failed | skipped | atomic64_test | time |",
+             "|---|---|---:|---:|---:|---|---:|"]
+    for r in rows:
+        lines.append(f"| {r['config']} | {'PASS' if r['ok'] else 'FAIL'} | {r['passed']} | "
+                     f"{r['failed']} | {r['skipped']} | {'passed' if r['atomic64_test'] else '-'} | "
+                     f"{r['seconds']} s |")
+    for r in rows:
+        for p in r["problems"]:
+            lines.append(f"\n- {r['config']}: {p}")
+    (results / "summary.md").write_text("# katomic test summary\n\n" + "\n".join(lines) + "\n")
+    (results / "summary.json").write_text(json.dumps(rows, indent=2) + "\n")
+    print("\n".join(lines))
+    passed = sum(r["passed"] for r in rows)
+    failed = sum(r["failed"] for r in rows) + sum(1 for r in rows if not r["ok"] and not r["failed"])
+    print(f"\nresults: {results}/summary.md")
+    print(f"katomic: {passed} passed, {failed} failed")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
