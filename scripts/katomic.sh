@@ -8,7 +8,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${KATOMIC_WORK:-$HOME/.cache/katomic}
 TARBALL=${KATOMIC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 RESULTS=${KATOMIC_RESULTS:-$REPO/results}
-BOOT_TIMEOUT=${KATOMIC_BOOT_TIMEOUT:-600}	# seconds QEMU may run
+BOOT_TIMEOUT=${KATOMIC_BOOT_TIMEOUT:-300}	# seconds QEMU may run
 BUILD_TIMEOUT=${KATOMIC_BUILD_TIMEOUT:-1800}	# seconds for build + boot
 SMP=${KATOMIC_SMP:-4}
 TREE=$WORK/linux
@@ -38,7 +38,7 @@ usage: scripts/katomic.sh COMMAND [ARGS]
 Configurations: s390x, x86_64 (suite + lib/atomic64_test.c, -smp $SMP).
 
 Environment: KATOMIC_WORK (default ~/.cache/katomic), KATOMIC_TARBALL,
-KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 600),
+KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 300),
 KATOMIC_BUILD_TIMEOUT (s, default 1800), KATOMIC_SMP (default 4),
 KATOMIC_KERNEL_ARGS (extra kernel command line, e.g. to test failure paths).
 EOF
@@ -124,7 +124,7 @@ cover_to_description() {
 	{
 		sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$c" | head -1
 		echo
-		awk 'body && /^[^ ]+ \([0-9]+\):$/ { exit } body { print }
+		awk 'body && / \([0-9]+\):$/ { exit } body { print }
 		     /^$/ && !body { body = 1 }' "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
 	} > "$WORK/cover.txt"
 	tree_git config branch.katomic.description "$(cat "$WORK/cover.txt")"
@@ -196,6 +196,24 @@ config_args() {
 
 cmd_configs() { printf '%s\n' s390x x86_64; }
 
+# QEMU 7.2's s390x sometimes deadlocks on the reboot that ends a KUnit run
+# (-smp 4, multi-threaded TCG), and then ignores kunit.py's SIGTERM: kill it
+# 30 s after the tests completed, or at once when kunit.py's timeout fired.
+watch_qemu() {
+	local pid=$1 out=$2 bdir=$3 done_at=
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		if [ -z "$done_at" ] && grep -q 'Testing complete' "$out.kunit.log"; then
+			done_at=$SECONDS
+		fi
+		if grep -q 'timed out after' "$out.kunit.log" ||
+		   { [ -n "$done_at" ] && [ $((SECONDS - done_at)) -gt 30 ]; }; then
+			pkill -KILL -f "qemu-system-.* -kernel $bdir/" &&
+				echo "QEMU did not exit after the run and was killed" > "$out.qemu-killed"
+		fi
+	done
+}
+
 run_one() {
 	local name=$1 out=$RESULTS/$1 bdir=$WORK/build/$1 rc=0 args=()
 	mapfile -t args < <(config_args "$name")
@@ -212,9 +230,11 @@ run_one() {
 	local pid=$!
 	# Progress: kunit.py's stage lines, as they come.
 	tail -n +1 --pid=$pid -f "$out.kunit.log" 2>/dev/null |
-		grep --line-buffered -E '^(\[[0-9:]+\] )?(Generating|Building|Starting|Populating|Elapsed|Testing complete|ERROR)' |
-		sed -u "s/^/katomic: [$name] /" || true
+		grep --line-buffered -E '^(\[[0-9:]+\] )?(Building|Starting|Testing complete|Elapsed|ERROR|Command)' |
+		sed -u "s/^/katomic: [$name] /" &
+	watch_qemu $pid "$out" "$bdir"
 	wait $pid || rc=$?
+	wait
 	[ -f "$bdir/test.log" ] && cp "$bdir/test.log" "$out.console.log"
 	printf '{"config": "%s", "rc": %d, "seconds": %d}\n' "$name" "$rc" \
 		$((SECONDS - t0)) > "$out.run.json"

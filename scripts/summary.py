@@ -36,6 +36,11 @@ def summarise(results, name):
     problems = []
     if run["rc"] in (124, 137):
         problems.append(f"timed out after {run['seconds']} s (QEMU or build stopped answering)")
+    kunit_log = results / f"{name}.kunit.log"
+    qemu_timeout = re.search(r"timed out after \d+ seconds", kunit_log.read_text(errors="replace")
+                             if kunit_log.exists() else "")
+    if qemu_timeout:
+        problems.append(f"QEMU {qemu_timeout.group(0)} (kunit.py --timeout)")
     panic = re.search(r"Kernel panic - not syncing:.*", log)
     if panic:
         problems.append(panic.group(0).strip())
@@ -51,8 +56,12 @@ def summarise(results, name):
         problems.append(f"{len(bad)} failed: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""))
     if run["rc"] not in (0, 124, 137) and not problems:
         problems.append(f"kunit.py exited {run['rc']}: " + " | ".join(tail(results / f"{name}.kunit.log", 4)))
+    notes = []
+    if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
+        notes.append("QEMU hung on the reboot after the tests completed and was killed")
     return {
         "config": name,
+        "notes": notes,
         "ok": not problems,
         "seconds": run["seconds"],
         "passed": count["PASS"],
@@ -76,6 +85,8 @@ def main():
     for r in rows:
         for p in r["problems"]:
             lines.append(f"\n- {r['config']}: {p}")
+        for n in r["notes"]:
+            lines.append(f"\n- {r['config']} (note): {n}")
     (results / "summary.md").write_text("# katomic test summary\n\n" + "\n".join(lines) + "\n")
     (results / "summary.json").write_text(json.dumps(rows, indent=2) + "\n")
     print("\n".join(lines))
