@@ -40,7 +40,8 @@ Configurations: s390x, x86_64 (suite + lib/atomic64_test.c, -smp $SMP).
 Environment: KATOMIC_WORK (default ~/.cache/katomic), KATOMIC_TARBALL,
 KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 300),
 KATOMIC_BUILD_TIMEOUT (s, default 1800), KATOMIC_SMP (default 4),
-KATOMIC_KERNEL_ARGS (extra kernel command line, e.g. to test failure paths).
+KATOMIC_KERNEL_ARGS and KATOMIC_QEMU_ARGS (extra kernel command line and QEMU
+arguments, e.g. to try the failure paths: oops=panic, panic=0, -S).
 EOF
 }
 
@@ -226,6 +227,7 @@ run_one() {
 		"${args[@]}" --build_dir="$bdir" --jobs="$(nproc)" \
 		--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $SMP" \
 		--kernel_args=panic=-1 ${KATOMIC_KERNEL_ARGS:+--kernel_args="$KATOMIC_KERNEL_ARGS"} \
+		${KATOMIC_QEMU_ARGS:+--qemu_args="$KATOMIC_QEMU_ARGS"} \
 		--json="$out.json" > "$out.kunit.log" 2>&1 &
 	local pid=$!
 	# Progress: kunit.py's stage lines, as they come.
