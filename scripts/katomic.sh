@@ -209,10 +209,12 @@ watch_qemu() {
 		fi
 		if grep -q 'timed out after' "$out.kunit.log" ||
 		   { [ -n "$done_at" ] && [ $((SECONDS - done_at)) -gt 30 ]; }; then
-			pkill -KILL -f "qemu-system-.* -kernel $bdir/" &&
+			if pkill -KILL -f "qemu-system-.* -kernel $bdir/"; then
 				echo "QEMU did not exit after the run and was killed" > "$out.qemu-killed"
+			fi
 		fi
 	done
+	return 0
 }
 
 run_one() {
