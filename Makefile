@@ -3,7 +3,7 @@
 KATOMIC := scripts/katomic.sh
 CONFIGS := $(shell $(KATOMIC) configs)
 
-.PHONY: help test test-all deps tree export reset clean
+.PHONY: help test test-all deps tree export reset check clean
 
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
@@ -12,6 +12,7 @@ help:
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
+	@echo "make check      every patch: checkpatch --strict and a build of each configuration"
 	@echo "make clean      remove results/ and the work directory"
 
 test:
@@ -20,7 +21,7 @@ test:
 test-all:
 	$(KATOMIC) run $(CONFIGS)
 
-deps tree export reset:
+deps tree export reset check:
 	$(KATOMIC) $@
 
 clean:

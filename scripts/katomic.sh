@@ -15,7 +15,8 @@ TREE=$WORK/linux
 STATE=$WORK/tree.state
 PACKAGES="linux-source-6.12 gcc-s390x-linux-gnu binutils-s390x-linux-gnu
 	qemu-system-misc qemu-system-x86 build-essential flex bison bc
-	libelf-dev libssl-dev python3 xz-utils git rsync cpio kmod gnuplot-nox"
+	libelf-dev libssl-dev python3 python3-ply xz-utils git rsync cpio kmod
+	gnuplot-nox"
 
 export PYTHONDONTWRITEBYTECODE=1
 
@@ -33,9 +34,14 @@ usage: scripts/katomic.sh COMMAND [ARGS]
   export          write the tree's commits since 'pristine' back to patches/
   reset           throw the tree's local work away and re-apply patches/
   run CONFIG...   build and boot each configuration, keep results, summarise
+  check           every patch: checkpatch --strict, then build the tree at
+                  that patch for each configuration (bisectability)
   configs         list the configurations
 
-Configurations: s390x, x86_64 (suite + lib/atomic64_test.c, -smp $SMP).
+Configurations: s390x, x86_64 (the architecture's own atomics) and
+s390x-builtins, x86_64-builtins (CONFIG_ATOMIC_BUILTINS=y); each boots with
+-smp $SMP and runs the katomic suites on both implementations plus
+lib/atomic64_test.c on the configured one.
 
 Environment: KATOMIC_WORK (default ~/.cache/katomic), KATOMIC_TARBALL,
 KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 300),
@@ -183,19 +189,55 @@ cmd_export() {
 	say "exported $n patches to patches/"
 }
 
-# name -> kunit.py arguments
+# name -> kunit.py arguments: ARCH[-builtins]
 config_args() {
-	local arch=${1%%-*}
-	case $arch in
+	case ${1%-builtins} in
 	s390x)	printf '%s\n' --arch=s390 --cross_compile=s390x-linux-gnu- \
 			"--qemu_args=-accel tcg,thread=multi" ;;
 	x86_64)	echo "--arch=x86_64" ;;
 	*)	die "unknown configuration '$1' (try: $(cmd_configs | tr '\n' ' '))" ;;
 	esac
+	case $1 in *-builtins) echo "--kconfig_add=CONFIG_ATOMIC_BUILTINS=y" ;; esac
 	echo "--kunitconfig=$REPO/kunit/katomic.kunitconfig"
 }
 
-cmd_configs() { printf '%s\n' s390x x86_64; }
+# Library calls that the builtins would need and the kernel cannot link.
+libatomic_symbols() {
+	local nm=nm
+	case $1 in s390x*) nm=s390x-linux-gnu-nm ;; esac
+	[ -f "$2/vmlinux" ] || { echo -1; return; }
+	"$nm" "$2/vmlinux" | grep -cE ' __(atomic|sync)_[a-z_]+_(1|2|4|8|16)$' || true
+}
+
+cmd_check() {
+	cmd_deps
+	cmd_tree
+	local c cfg bad=0 args=()
+	for c in $(tree_git rev-list --reverse pristine..HEAD); do
+		say "$(tree_git log -1 --format='%h %s' "$c")"
+		if ! tree_git format-patch -1 --stdout "$c" |
+		     (cd "$TREE" && scripts/checkpatch.pl --strict --quiet -); then
+			bad=1
+		fi
+		tree_git checkout -q "$c"
+		for cfg in $(cmd_configs); do
+			mapfile -t args < <(config_args "$cfg")
+			if ! python3 "$TREE/tools/testing/kunit/kunit.py" build "${args[@]}" \
+			     --build_dir="$WORK/build/$cfg" --jobs="$(nproc)" \
+			     > "$WORK/check.log" 2>&1; then
+				say "  $cfg: build FAILED (log: $WORK/check.log)"
+				bad=1
+			else
+				say "  $cfg: builds"
+			fi
+		done
+	done
+	tree_git checkout -q katomic
+	[ $bad -eq 0 ] || die "some patches are not clean or do not build"
+	say "every patch is checkpatch-clean and builds"
+}
+
+cmd_configs() { printf '%s\n' s390x s390x-builtins x86_64 x86_64-builtins; }
 
 # QEMU 7.2's s390x sometimes deadlocks on the reboot that ends a KUnit run
 # (-smp 4, multi-threaded TCG), and then ignores kunit.py's SIGTERM: kill it
@@ -240,8 +282,9 @@ run_one() {
 	wait $pid || rc=$?
 	wait
 	[ -f "$bdir/test.log" ] && cp "$bdir/test.log" "$out.console.log"
-	printf '{"config": "%s", "rc": %d, "seconds": %d}\n' "$name" "$rc" \
-		$((SECONDS - t0)) > "$out.run.json"
+	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d}\n' \
+		"$name" "$rc" $((SECONDS - t0)) "$(libatomic_symbols "$name" "$bdir")" \
+		> "$out.run.json"
 	return 0
 }
 
@@ -257,7 +300,7 @@ cmd_run() {
 }
 
 case ${1:-} in
-deps|tree|export|reset|configs) c=$1; shift; "cmd_$c" "$@" ;;
+deps|tree|export|reset|check|configs) c=$1; shift; "cmd_$c" "$@" ;;
 run) shift; cmd_run "$@" ;;
 -h|--help|help|"") usage ;;
 *) usage >&2; exit 2 ;;

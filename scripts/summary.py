@@ -51,6 +51,8 @@ def summarise(results, name):
         problems.append("lib/atomic64_test.c did not print 'passed'")
     if log and not cases:
         problems.append("no KTAP results parsed")
+    if run.get("libatomic_symbols", 0) > 0:
+        problems.append(f"vmlinux has {run['libatomic_symbols']} __atomic_*/__sync_* library symbols")
     bad = [n for n, st in cases if st in ("FAIL", "ERROR")]
     if bad:
         problems.append(f"{len(bad)} failed: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""))
@@ -68,6 +70,7 @@ def summarise(results, name):
         "failed": count["FAIL"] + count["ERROR"],
         "skipped": count["SKIP"],
         "atomic64_test": "atomic64_test: passed" in log,
+        "libatomic_symbols": run.get("libatomic_symbols"),
         "problems": problems,
         "failed_cases": bad,
     }
