@@ -146,6 +146,7 @@ cmd_tree() {
 		unpack
 	fi
 	local head dirty
+	tree_git symbolic-ref -q HEAD >/dev/null || tree_git checkout -q katomic
 	head=$(tree_git rev-parse HEAD)
 	dirty=$(tree_git status --porcelain --untracked-files=no)
 	if [ -z "$(state head)" ]; then
@@ -183,8 +184,6 @@ cmd_export() {
 	# The pristine commit is local: name the tarball instead of its hash.
 	sed -i "s/^base-commit: .*/base-commit: Debian linux-source $(tree_version)/" \
 		"$REPO"/patches/*.patch
-	sed -i 's/^From [0-9a-f]\{40\} /From 0000000000000000000000000000000000000000 /' \
-		"$REPO"/patches/*.patch
 	printf 'tarball=%s\nseries=%s\nhead=%s\n' "$(tarball_id)" "$(series_id)" \
 		"$(tree_git rev-parse HEAD)" > "$STATE"
 	say "exported $n patches to patches/"
@@ -214,10 +213,11 @@ cmd_check() {
 	cmd_deps
 	cmd_tree
 	local c cfg bad=0 args=()
+	trap 'tree_git checkout -q katomic' EXIT
 	for c in $(tree_git rev-list --reverse pristine..HEAD); do
 		say "$(tree_git log -1 --format='%h %s' "$c")"
 		if ! tree_git format-patch -1 --stdout "$c" |
-		     (cd "$TREE" && scripts/checkpatch.pl --strict --quiet -); then
+		     (cd "$TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --quiet -); then
 			bad=1
 		fi
 		tree_git checkout -q "$c"
