@@ -15,7 +15,7 @@ TREE=$WORK/linux
 STATE=$WORK/tree.state
 PACKAGES="linux-source-6.12 gcc-s390x-linux-gnu binutils-s390x-linux-gnu
 	qemu-system-misc qemu-system-x86 build-essential flex bison bc
-	libelf-dev libssl-dev python3 python3-ply xz-utils git rsync cpio kmod
+	libelf-dev libssl-dev python3 python3-ply python3-git xz-utils git rsync cpio kmod
 	gnuplot-nox"
 
 export PYTHONDONTWRITEBYTECODE=1
