@@ -25,6 +25,32 @@ def tail(path, n=8):
         return []
 
 
+def smp_figures(log):
+    """Stress operations per suite and litmus histograms, from the console."""
+    suite, pending, stress, litmus = None, None, {}, []
+    for line in log.splitlines():
+        m = re.search(r"# Subtest: (atomic_(?:stress|litmus)_\w+)", line)
+        if m:
+            suite = m.group(1)
+            continue
+        m = re.search(r"# \w+: stress: (\d+) operations", line)
+        if m and suite:
+            stress[suite] = stress.get(suite, 0) + int(m.group(1))
+            continue
+        m = re.search(r"# \w+: litmus: (\d+) runs: (.*)", line)
+        if m:
+            pending = (int(m.group(1)), m.group(2).strip())
+            continue
+        m = re.search(r"^\s*(not )?ok \d+ (.+?)(?: # SKIP (.*))?$", line)
+        if m and pending and suite:
+            seen = re.search(r"\*(\d+)", pending[1])
+            litmus.append({"suite": suite, "test": m.group(2), "runs": pending[0],
+                           "histogram": pending[1], "never": m.group(3) is None,
+                           "exists_seen": int(seen.group(1)) if seen else 0})
+            pending = None
+    return stress, litmus
+
+
 def summarise(results, name):
     run = json.loads((results / f"{name}.run.json").read_text())
     console = results / f"{name}.console.log"
@@ -44,6 +70,9 @@ def summarise(results, name):
     panic = re.search(r"Kernel panic - not syncing:.*", log)
     if panic:
         problems.append(panic.group(0).strip())
+    sanitizer = re.findall(r"BUG: K[AC]SAN: .*", log)
+    if sanitizer:
+        problems.append(f"{len(sanitizer)} sanitizer reports, the first: {sanitizer[0].strip()}")
     if not log:
         problems.append("the kernel did not boot (build failed?): "
                         + " | ".join(tail(results / f"{name}.kunit.log", 4)))
@@ -58,6 +87,7 @@ def summarise(results, name):
         problems.append(f"{len(bad)} failed: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""))
     if run["rc"] not in (0, 124, 137) and not problems:
         problems.append(f"kunit.py exited {run['rc']}: " + " | ".join(tail(results / f"{name}.kunit.log", 4)))
+    stress, litmus = smp_figures(log)
     notes = []
     if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
         notes.append("QEMU hung on the reboot after the tests completed and was killed")
@@ -73,6 +103,11 @@ def summarise(results, name):
         "libatomic_symbols": run.get("libatomic_symbols"),
         "problems": problems,
         "failed_cases": bad,
+        "stress_operations": stress,
+        "stress_failed": sum(1 for n, _ in cases if n.startswith("atomic_stress") and n in bad),
+        "litmus_runs": sum(t["runs"] for t in litmus),
+        "litmus_forbidden_seen": sum(t["exists_seen"] for t in litmus if t["never"]),
+        "litmus": litmus,
     }
 
 
@@ -85,12 +120,23 @@ def main():
         lines.append(f"| {r['config']} | {'PASS' if r['ok'] else 'FAIL'} | {r['passed']} | "
                      f"{r['failed']} | {r['skipped']} | {'passed' if r['atomic64_test'] else '-'} | "
                      f"{r['seconds']} s |")
+    lines += ["", "| config | stress operations | failed stress cases | litmus runs |"
+              " forbidden outcomes seen |", "|---|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['config']} | {sum(r['stress_operations'].values())} | "
+                     f"{r['stress_failed']} | {r['litmus_runs']} | {r['litmus_forbidden_seen']} |")
     for r in rows:
         for p in r["problems"]:
             lines.append(f"\n- {r['config']}: {p}")
         for n in r["notes"]:
             lines.append(f"\n- {r['config']} (note): {n}")
-    (results / "summary.md").write_text("# katomic test summary\n\n" + "\n".join(lines) + "\n")
+    sometimes = ["", "## Litmus tests the LKMM allows (observations, not tests)", "",
+                 "| config | suite | test | outcomes (* the one asked about) |", "|---|---|---|---|"]
+    for r in rows:
+        sometimes += [f"| {r['config']} | {t['suite']} | {t['test']} | {t['histogram']} |"
+                      for t in r["litmus"] if not t["never"]]
+    (results / "summary.md").write_text("# katomic test summary\n\n" + "\n".join(lines + sometimes)
+                                        + "\n")
     (results / "summary.json").write_text(json.dumps(rows, indent=2) + "\n")
     print("\n".join(lines))
     passed = sum(r["passed"] for r in rows)
