@@ -3,16 +3,17 @@
 KATOMIC := scripts/katomic.sh
 CONFIGS := $(shell $(KATOMIC) configs)
 
-.PHONY: help test test-all deps tree export reset check clean
+.PHONY: help test test-all codegen deps tree export reset check clean
 
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
 	@echo "make test-all   the full matrix: $(CONFIGS)"
+	@echo "make codegen    instructions per primitive, assembly vs builtins (uses the s390x, x86_64 builds)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
-	@echo "make check      every patch: checkpatch --strict and a build of each configuration"
+	@echo "make check      every patch: checkpatch --strict, s390x and x86_64 builds"
 	@echo "make clean      remove results/ and the work directory"
 
 test:
@@ -21,7 +22,7 @@ test:
 test-all:
 	$(KATOMIC) run $(CONFIGS)
 
-deps tree export reset check:
+deps tree export reset check codegen:
 	$(KATOMIC) $@
 
 clean:

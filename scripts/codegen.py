@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Instructions per primitive, assembly against builtins, from one build.
+
+usage: codegen.py RESULTS ARCH:BUILD_DIR...
+
+Every kernel built with the series has the value tests' wrapper functions
+twice: lib/atomic_kunit.o on the configured implementation and
+lib/atomic_other_kunit.o on the other, with the same compiler and flags.
+Each wrapper calls one primitive, so the difference between the two copies
+is the difference between the implementations. For each wrapper this
+counts the instructions (up to the symbol's size: no alignment padding),
+the bytes, the instructions of the longest loop (a backward branch and what
+it jumps over), and flags calls. Writes RESULTS/codegen.{md,json}.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+TOOLS = {"s390x": "s390x-linux-gnu-", "x86_64": ""}
+INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
+CALL = re.compile(r"^(call|brasl|bras)$")
+WRAPPER = re.compile(r"^(\w+_fn|(try_)?(cmpxchg|xchg)\w*_[us](8|16|32|64|128))$")
+
+
+def functions(obj, prefix):
+    """{name: {"insns", "bytes", "loop", "calls"}} for the text symbols of obj."""
+    sizes = {}
+    for line in subprocess.run([prefix + "nm", "-S", obj], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "tT":
+            sizes[f[3]] = (int(f[0], 16), int(f[1], 16))
+    dump = subprocess.run([prefix + "objdump", "-d", "--no-show-raw-insn", obj],
+                          capture_output=True, text=True, check=True).stdout
+    out, name, insns = {}, None, []
+    for line in dump.splitlines() + [""]:
+        head = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if head or not line.strip():
+            if name in sizes:
+                out[name] = measure(insns, *sizes[name])
+            name, insns = (head.group(1), []) if head else (None, [])
+            continue
+        m = INSN.match(line)
+        if m and name:
+            insns.append((int(m.group(1), 16), m.group(2), m.group(3)))
+    return out
+
+
+def measure(insns, start, size):
+    insns = [i for i in insns if i[0] < start + size]
+    addrs = [a for a, _, _ in insns]
+    loop = 0
+    for n, (addr, _, args) in enumerate(insns):
+        target = re.search(r"\b([0-9a-f]+) <[^>]*>$", args)
+        if target and int(target.group(1), 16) < addr and int(target.group(1), 16) in addrs:
+            loop = max(loop, n - addrs.index(int(target.group(1), 16)) + 1)
+    return {"insns": len(insns), "bytes": size, "loop": loop,
+            "calls": sum(1 for _, op, _ in insns if CALL.match(op))}
+
+
+def compare(arch, build):
+    configured = "asm" if "builtins" not in Path(build).name else "builtins"
+    other = "builtins" if configured == "asm" else "asm"
+    impl = {configured: functions(f"{build}/lib/atomic_kunit.o", TOOLS[arch]),
+            other: functions(f"{build}/lib/atomic_other_kunit.o", TOOLS[arch])}
+    rows = []
+    for name in sorted(n for n in impl["asm"].keys() & impl["builtins"].keys()
+                       if WRAPPER.match(n)):
+        a, b = impl["asm"][name], impl["builtins"][name]
+        rows.append({"arch": arch, "function": name, "asm": a, "builtins": b})
+    return rows
+
+
+def main():
+    results = Path(sys.argv[1])
+    rows = []
+    for spec in sys.argv[2:]:
+        arch, build = spec.split(":", 1)
+        for obj in ("atomic_kunit.o", "atomic_other_kunit.o"):
+            if not Path(build, "lib", obj).exists():
+                sys.exit(f"codegen: {build}/lib/{obj} is missing: build {Path(build).name} first")
+        rows += compare(arch, build)
+    summary_end = 9 + len({r["arch"] for r in rows})
+    lines = ["# Instructions per primitive: assembly vs compiler builtins", "",
+             "Each row is one wrapper function of lib/atomic_kunit.c, compiled on both",
+             "implementations in the same build. insns: instructions in the function",
+             "(wrapper glue included, the same on both sides); loop: instructions of the",
+             "longest loop; calls: call instructions. Only rows that differ are listed.", "",
+             "| arch | fewer instructions: asm | builtins | same | calls (asm/builtins) |",
+             "|---|---:|---:|---:|---:|"]
+    for arch in dict.fromkeys(r["arch"] for r in rows):
+        mine = [r for r in rows if r["arch"] == arch]
+        lines.append(f"| {arch} | {sum(r['asm']['insns'] < r['builtins']['insns'] for r in mine)} | "
+                     f"{sum(r['asm']['insns'] > r['builtins']['insns'] for r in mine)} | "
+                     f"{sum(r['asm']['insns'] == r['builtins']['insns'] for r in mine)} | "
+                     f"{sum(r['asm']['calls'] for r in mine)}/{sum(r['builtins']['calls'] for r in mine)} |")
+    lines += ["", "| arch | function | insns asm | insns builtins | loop asm | loop builtins |"
+              " bytes asm | bytes builtins |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        a, b = r["asm"], r["builtins"]
+        if (a["insns"], a["loop"], a["calls"]) != (b["insns"], b["loop"], b["calls"]):
+            lines.append(f"| {r['arch']} | {r['function']} | {a['insns']} | {b['insns']} | "
+                         f"{a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} |")
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "codegen.md").write_text("\n".join(lines) + "\n")
+    (results / "codegen.json").write_text(json.dumps(rows, indent=1) + "\n")
+    print("\n".join(lines[:summary_end]))
+    print(f"\ncodegen: {len(rows)} wrappers compared; the differing ones in {results}/codegen.md")
+
+
+if __name__ == "__main__":
+    main()
