@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Instructions per primitive, assembly against builtins, from one build.
+"""Instructions per primitive and kernel size, assembly vs builtins.
 
-usage: codegen.py RESULTS ARCH:BUILD_DIR...
+usage: codegen.py RESULTS TREE ARCH:ASM_BUILD_DIR:BUILTINS_BUILD_DIR...
 
 Every kernel built with the series has the value tests' wrapper functions
 twice: lib/atomic_kunit.o on the configured implementation and
@@ -11,7 +11,11 @@ Each wrapper calls one primitive, so the difference between the two copies
 is the difference between the implementations. For each wrapper this
 counts the instructions (up to the symbol's size: no alignment padding),
 the bytes, the instructions of the longest loop (a backward branch and what
-it jumps over), and flags calls. Writes RESULTS/codegen.{md,json}.
+it jumps over), and flags calls.
+
+Kernel size: text/data/bss of the two vmlinux (the same configuration but
+for CONFIG_ATOMIC_BUILTINS) and TREE/scripts/bloat-o-meter between them.
+Writes RESULTS/codegen.{md,json}.
 """
 
 import json
@@ -63,10 +67,9 @@ def measure(insns, start, size):
 
 
 def compare(arch, build):
-    configured = "asm" if "builtins" not in Path(build).name else "builtins"
-    other = "builtins" if configured == "asm" else "asm"
-    impl = {configured: functions(f"{build}/lib/atomic_kunit.o", TOOLS[arch]),
-            other: functions(f"{build}/lib/atomic_other_kunit.o", TOOLS[arch])}
+    # The assembly is configured: atomic_other_kunit.o has the builtins.
+    impl = {"asm": functions(f"{build}/lib/atomic_kunit.o", TOOLS[arch]),
+            "builtins": functions(f"{build}/lib/atomic_other_kunit.o", TOOLS[arch])}
     rows = []
     for name in sorted(n for n in impl["asm"].keys() & impl["builtins"].keys()
                        if WRAPPER.match(n)):
@@ -75,15 +78,31 @@ def compare(arch, build):
     return rows
 
 
+def sizes(arch, tree, asm, builtins):
+    """text/data/bss of both vmlinux, and bloat-o-meter's top lines."""
+    out = {}
+    for impl, build in (("asm", asm), ("builtins", builtins)):
+        f = subprocess.run([TOOLS[arch] + "size", f"{build}/vmlinux"], capture_output=True,
+                           text=True, check=True).stdout.splitlines()[1].split()
+        out[impl] = dict(zip(("text", "data", "bss"), map(int, f[:3])))
+    bloat = subprocess.run([sys.executable, f"{tree}/scripts/bloat-o-meter", "-p", TOOLS[arch],
+                            f"{asm}/vmlinux", f"{builtins}/vmlinux"],
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    out["bloat_o_meter"] = bloat[:12]
+    return out
+
+
 def main():
-    results = Path(sys.argv[1])
-    rows = []
-    for spec in sys.argv[2:]:
-        arch, build = spec.split(":", 1)
-        for obj in ("atomic_kunit.o", "atomic_other_kunit.o"):
-            if not Path(build, "lib", obj).exists():
-                sys.exit(f"codegen: {build}/lib/{obj} is missing: build {Path(build).name} first")
-        rows += compare(arch, build)
+    results, tree = Path(sys.argv[1]), sys.argv[2]
+    rows, size = [], {}
+    for spec in sys.argv[3:]:
+        arch, asm, builtins = spec.split(":")
+        for f in (f"{asm}/lib/atomic_kunit.o", f"{asm}/lib/atomic_other_kunit.o",
+                  f"{asm}/vmlinux", f"{builtins}/vmlinux"):
+            if not Path(f).exists():
+                sys.exit(f"codegen: {f} is missing: run make test-all first")
+        rows += compare(arch, asm)
+        size[arch] = sizes(arch, tree, asm, builtins)
     summary_end = 9 + len({r["arch"] for r in rows})
     lines = ["# Instructions per primitive: assembly vs compiler builtins", "",
              "Each row is one wrapper function of lib/atomic_kunit.c, compiled on both",
@@ -105,11 +124,26 @@ def main():
         if (a["insns"], a["loop"], a["calls"]) != (b["insns"], b["loop"], b["calls"]):
             lines.append(f"| {r['arch']} | {r['function']} | {a['insns']} | {b['insns']} | "
                          f"{a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} |")
+    lines += ["", "## Kernel size", "", "vmlinux of the same configuration, CONFIG_ATOMIC_BUILTINS"
+              " off and on.", "", "| arch | text asm | text builtins | delta | data asm |"
+              " data builtins |", "|---|---:|---:|---:|---:|---:|"]
+    for arch, z in size.items():
+        a, b = z["asm"], z["builtins"]
+        lines.append(f"| {arch} | {a['text']} | {b['text']} | {b['text'] - a['text']:+d} | "
+                     f"{a['data']} | {b['data']} |")
+    for arch, z in size.items():
+        lines += ["", f"`scripts/bloat-o-meter` {arch} (asm -> builtins), top lines:", "", "```"]
+        lines += z["bloat_o_meter"] + ["```"]
     results.mkdir(parents=True, exist_ok=True)
     (results / "codegen.md").write_text("\n".join(lines) + "\n")
-    (results / "codegen.json").write_text(json.dumps(rows, indent=1) + "\n")
-    print("\n".join(lines[:summary_end]))
-    print(f"\ncodegen: {len(rows)} wrappers compared; the differing ones in {results}/codegen.md")
+    (results / "codegen.json").write_text(json.dumps({"wrappers": rows, "size": size}, indent=1)
+                                          + "\n")
+    print("\n".join(lines[:summary_end]) + "\n")
+    for arch, z in size.items():
+        print(f"{arch}: vmlinux text {z['asm']['text']} with the assembly, "
+              f"{z['builtins']['text']} with the builtins "
+              f"({z['builtins']['text'] - z['asm']['text']:+d} bytes)")
+    print(f"\ncodegen: {len(rows)} wrappers compared; details in {results}/codegen.md")
 
 
 if __name__ == "__main__":

@@ -37,8 +37,8 @@ usage: scripts/katomic.sh COMMAND [ARGS]
   check           every patch: checkpatch --strict, then build the tree at
                   that patch for s390x and x86_64 (bisectability; the
                   -builtins configurations exist from patch 4 and 5 on)
-  codegen         instructions per primitive, assembly vs builtins, from the
-                  s390x and x86_64 builds (results/codegen.{md,json})
+  codegen         instructions per primitive and vmlinux size, assembly vs
+                  builtins, from the matrix's builds (results/codegen.{md,json})
   configs         list the test matrix's configurations: ARCH (the
                   assembly), ARCH-builtins, s390x-kasan, x86_64-kcsan;
                   x86_64-kasan and s390x-kcsan exist too
@@ -322,8 +322,9 @@ cmd_run() {
 
 cmd_codegen() {
 	mkdir -p "$RESULTS"
-	python3 "$REPO/scripts/codegen.py" "$RESULTS" \
-		"s390x:$WORK/build/s390x" "x86_64:$WORK/build/x86_64"
+	python3 "$REPO/scripts/codegen.py" "$RESULTS" "$TREE" \
+		"s390x:$WORK/build/s390x:$WORK/build/s390x-builtins" \
+		"x86_64:$WORK/build/x86_64:$WORK/build/x86_64-builtins"
 }
 
 case ${1:-} in
