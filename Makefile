@@ -3,12 +3,12 @@
 KATOMIC := scripts/katomic.sh
 CONFIGS := $(shell $(KATOMIC) configs)
 
-.PHONY: help test test-all codegen deps tree export reset check clean
+.PHONY: help test test-all report deps tree export reset check clean
 
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
 	@echo "make test-all   the full matrix: $(CONFIGS)"
-	@echo "make codegen    instructions per primitive, assembly vs builtins (uses the s390x, x86_64 builds)"
+	@echo "make report     assembly vs builtins vs stock: code, size, speed (results/report.md, ~35 min cold)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
@@ -22,7 +22,7 @@ test:
 test-all:
 	$(KATOMIC) run $(CONFIGS)
 
-deps tree export reset check codegen:
+deps tree export reset check report:
 	$(KATOMIC) $@
 
 clean:

@@ -37,15 +37,20 @@ usage: scripts/katomic.sh COMMAND [ARGS]
   check           every patch: checkpatch --strict, then build the tree at
                   that patch for s390x and x86_64 (bisectability; the
                   -builtins configurations exist from patch 4 and 5 on)
-  codegen         instructions per primitive and vmlinux size, assembly vs
-                  builtins, from the matrix's builds (results/codegen.{md,json})
+  report          assembly vs builtins vs the stock tree, s390x and x86_64:
+                  instructions per primitive (scripts/atomic_probe.c), vmlinux
+                  size (kunit/report.kunitconfig, no tests) and benchmarks in
+                  one boot (ARCH-bench); writes results/report.{md,json,*.png}.
+                  About 35 minutes cold: 6 kernel builds and 2 boots
   configs         list the test matrix's configurations: ARCH (the
                   assembly), ARCH-builtins, s390x-kasan, x86_64-kcsan;
                   x86_64-kasan and s390x-kcsan exist too
 
 Configurations: s390x, x86_64 (the architecture's own atomics),
-s390x-builtins, x86_64-builtins (CONFIG_ATOMIC_BUILTINS=y), and ARCH-kasan,
-ARCH-kcsan (the own atomics, under KASAN or KCSAN: any report fails the run).
+s390x-builtins, x86_64-builtins (CONFIG_ATOMIC_BUILTINS=y), ARCH-kasan,
+ARCH-kcsan (the own atomics, under KASAN or KCSAN: any report fails the run),
+and ARCH-bench (only the benchmarks, CONFIG_ATOMIC_KUNIT_BENCHMARK=y; built
+in ARCH's directory).
 Each boots with -smp $SMP and runs the katomic suites (values, stress,
 litmus) on both implementations plus lib/atomic64_test.c on the configured
 one.
@@ -195,14 +200,19 @@ cmd_export() {
 	say "exported $n patches to patches/"
 }
 
-# name -> kunit.py arguments: ARCH[-builtins|-kasan|-kcsan]
-config_args() {
-	case ${1%-*} in
+# ARCH -> kunit.py's architecture arguments.
+arch_args() {
+	case $1 in
 	s390x)	printf '%s\n' --arch=s390 --cross_compile=s390x-linux-gnu- \
 			"--qemu_args=-accel tcg,thread=multi" ;;
 	x86_64)	echo "--arch=x86_64" ;;
 	*)	die "unknown configuration '$1' (try: $(cmd_configs | tr '\n' ' '))" ;;
 	esac
+}
+
+# name -> kunit.py arguments: ARCH[-builtins|-kasan|-kcsan|-bench]
+config_args() {
+	arch_args "${1%-*}"
 	case $1 in
 	s390x|x86_64) ;;
 	*-builtins) echo "--kconfig_add=CONFIG_ATOMIC_BUILTINS=y" ;;
@@ -211,6 +221,9 @@ config_args() {
 			--kconfig_add=CONFIG_KASAN_GENERIC=y ;;
 	*-kcsan)    printf '%s\n' --kconfig_add=CONFIG_DEBUG_KERNEL=y \
 			--kconfig_add=CONFIG_KCSAN=y ;;
+	# The benchmarks alone, both implementations in one boot (make report).
+	*-bench)    printf '%s\n' --kconfig_add=CONFIG_ATOMIC_KUNIT_BENCHMARK=y \
+			'atomic_bench_*' ;;
 	*)	die "unknown configuration '$1' (try: $(cmd_configs | tr '\n' ' '))" ;;
 	esac
 	echo "--kunitconfig=$REPO/kunit/katomic.kunitconfig"
@@ -280,8 +293,10 @@ watch_qemu() {
 	return 0
 }
 
+# ARCH-bench builds in ARCH's directory: the option only adds the
+# benchmarks, so a warm build recompiles two files.
 run_one() {
-	local name=$1 out=$RESULTS/$1 bdir=$WORK/build/$1 rc=0 args=()
+	local name=$1 out=$RESULTS/$1 bdir=$WORK/build/${1%-bench} rc=0 args=()
 	mapfile -t args < <(config_args "$name")
 	mkdir -p "$bdir"
 	rm -f "$out".*
@@ -320,15 +335,60 @@ cmd_run() {
 	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@"
 }
 
-cmd_codegen() {
+# The report's kernels: kunit/report.kunitconfig (no tests), built from the
+# stock tree (a worktree at 'pristine') and from the series with either
+# implementation, each with scripts/atomic_probe.c compiled against it.
+report_build() {
+	local arch=$1 variant=$2 src=$TREE name=$1-$2 args=()
+	local bdir=$WORK/build/report/$name pdir=$WORK/probe/$name
+	[ "$variant" = stock ] && src=$WORK/stock
+	mapfile -t args < <(arch_args "$arch")
+	[ "$variant" = builtins ] && args+=(--kconfig_add=CONFIG_ATOMIC_BUILTINS=y)
+	mkdir -p "$bdir"
+	say "[report] $name: build (log: $bdir.log)"
+	timeout -k 30 "$BUILD_TIMEOUT" python3 "$src/tools/testing/kunit/kunit.py" build \
+		"${args[@]}" --kunitconfig="$REPO/kunit/report.kunitconfig" \
+		--build_dir="$bdir" --jobs="$(nproc)" > "$bdir.log" 2>&1 ||
+		die "report: $name does not build: $(tail -3 "$bdir.log" | tr '\n' ' ')"
+	rm -rf "$pdir"
+	mkdir -p "$pdir"
+	cp "$REPO/scripts/atomic_probe.c" "$pdir/"
+	echo 'obj-m := atomic_probe.o' > "$pdir/Kbuild"
+	local karch=x86_64 cross=
+	[ "$arch" = s390x ] && karch=s390 cross=s390x-linux-gnu-
+	make -s -C "$src" O="$bdir" M="$pdir" ARCH=$karch CROSS_COMPILE=$cross \
+		atomic_probe.o >> "$bdir.log" 2>&1 ||
+		die "report: the probe does not build against $name (log: $bdir.log)"
+}
+
+stock_tree() {
+	local st=$WORK/stock
+	[ "$(git -C "$st" rev-parse -q --verify HEAD 2>/dev/null)" = \
+	  "$(tree_git rev-parse pristine)" ] && [ -z "$(git -C "$st" status --porcelain)" ] &&
+		return 0
+	say "[report] stock tree: worktree of 'pristine' in $st"
+	rm -rf "$st"
+	tree_git worktree prune
+	tree_git worktree add -q --detach "$st" pristine
+}
+
+cmd_report() {
+	local arch variant
+	cmd_deps
+	cmd_tree
+	stock_tree
 	mkdir -p "$RESULTS"
-	python3 "$REPO/scripts/codegen.py" "$RESULTS" "$TREE" \
-		"s390x:$WORK/build/s390x:$WORK/build/s390x-builtins" \
-		"x86_64:$WORK/build/x86_64:$WORK/build/x86_64-builtins"
+	for arch in s390x x86_64; do
+		for variant in stock asm builtins; do
+			report_build "$arch" "$variant"
+		done
+		run_one "$arch-bench"
+	done
+	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" s390x x86_64
 }
 
 case ${1:-} in
-deps|tree|export|reset|check|configs|codegen) c=$1; shift; "cmd_$c" "$@" ;;
+deps|tree|export|reset|check|configs|report) c=$1; shift; "cmd_$c" "$@" ;;
 run) shift; cmd_run "$@" ;;
 -h|--help|help|"") usage ;;
 *) usage >&2; exit 2 ;;

@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Assembly vs compiler builtins: code per primitive, kernel size, speed.
+
+usage: report.py RESULTS TREE WORK ARCH...
+
+Reads what 'scripts/katomic.sh report' built for each ARCH:
+  WORK/probe/ARCH-VARIANT/atomic_probe.o  scripts/atomic_probe.c, one function
+                                          per primitive, VARIANT being stock
+                                          (Debian's tree, no series), asm or
+                                          builtins (the series, configured so)
+  WORK/build/report/ARCH-VARIANT/vmlinux  kunit/report.kunitconfig, no tests
+  RESULTS/ARCH-bench.console.log          the atomic_bench_* suites: both
+                                          implementations in one boot
+and writes RESULTS/report.{md,json} and RESULTS/report-{insns,speed}.png.
+
+Per probe function: instructions up to the symbol's size (no alignment
+padding), bytes, instructions of the longest loop (a backward branch and
+what it jumps over) and calls. Speed: the median time per operation of each
+benchmark, and the ratio asm/builtins (below 1: the assembly is faster).
+"""
+
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from summary import summarise  # noqa: E402
+
+TOOLS = {"s390x": "s390x-linux-gnu-", "x86_64": ""}
+VARIANTS = ("stock", "asm", "builtins")
+SCENARIOS = ("uncontended", "contended", "false-shared")
+INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
+CALL = re.compile(r"^(call|brasl|bras)$")
+
+
+def run(*cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
+def functions(obj, prefix, pattern):
+    """{name: {"insns", "bytes", "loop", "calls", "code"}} for the functions of obj
+    whose name matches pattern (its first group names them); code is the
+    instructions with their addresses taken out, to compare two copies."""
+    sizes = {}
+    for line in run(prefix + "nm", "-S", obj).splitlines():
+        f = line.split()
+        m = re.fullmatch(pattern, f[-1]) if len(f) == 4 and f[2] in "tT" else None
+        if m:
+            sizes[f[3]] = (m.group(1), int(f[0], 16), int(f[1], 16))
+    out, name, insns = {}, None, []
+    for line in run(prefix + "objdump", "-d", "--no-show-raw-insn", obj).splitlines() + [""]:
+        head = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if head or not line.strip():
+            if name in sizes:
+                out[sizes[name][0]] = measure(insns, *sizes[name][1:])
+            name, insns = (head.group(1), []) if head else (None, [])
+            continue
+        m = INSN.match(line)
+        if m and name:
+            insns.append((int(m.group(1), 16), m.group(2), m.group(3)))
+    return out
+
+
+def measure(insns, start, size):
+    insns = [i for i in insns if i[0] < start + size]
+    addrs = [a for a, _, _ in insns]
+    loop = 0
+    for n, (addr, _, args) in enumerate(insns):
+        target = re.search(r"\b([0-9a-f]+) <[^>]*>$", args)
+        if target and int(target.group(1), 16) < addr and int(target.group(1), 16) in addrs:
+            loop = max(loop, n - addrs.index(int(target.group(1), 16)) + 1)
+    return {"insns": len(insns), "bytes": size, "loop": loop,
+            "calls": sum(1 for _, op, _ in insns if CALL.match(op)),
+            "code": [op + " " + re.sub(r"[0-9a-f]+ <[^+>]*", "<", args) for _, op, args in insns]}
+
+
+def size(prefix, vmlinux):
+    f = run(prefix + "size", vmlinux).splitlines()[1].split()
+    return dict(zip(("text", "data", "bss"), map(int, f[:3])))
+
+
+def bloat(tree, prefix, old, new, n=12):
+    out = run(sys.executable, f"{tree}/scripts/bloat-o-meter", "-p", prefix, old, new)
+    return out.splitlines()[:n]
+
+
+def bench(console):
+    """{impl: {scenario: {op: {"ps", "runs", "cpus"}}}} from the console."""
+    out, impl = {}, None
+    for line in console.read_text(errors="replace").splitlines():
+        m = re.search(r"# Subtest: atomic_bench_(arch|builtins)", line)
+        if m:
+            impl = "asm" if m.group(1) == "arch" else "builtins"
+            continue
+        m = re.search(r"bench: (\S+) (\w+) on (\d+) CPUs: (\d+) ps/op \(median of runs: ([\d ]+)\)",
+                      line)
+        if m and impl:
+            out.setdefault(impl, {}).setdefault(m.group(1), {})[m.group(2)] = {
+                "ps": int(m.group(4)), "runs": [int(x) for x in m.group(5).split()],
+                "cpus": int(m.group(3))}
+    return out
+
+
+def arch_report(arch, tree, work, results):
+    prefix = TOOLS[arch]
+    probe = {v: functions(f"{work}/probe/{arch}-{v}/atomic_probe.o", prefix, r"probe_(\w+)")
+             for v in VARIANTS}
+    for fns in probe.values():
+        for f in fns.values():
+            del f["code"]
+    # The benchmark loops, as booted: ARCH is configured with the assembly,
+    # so atomic_smp_other_kunit.o has the builtins.
+    loops = {impl: functions(f"{work}/build/{arch}/lib/{obj}", prefix, r"(\w+)_bench")
+             for impl, obj in (("asm", "atomic_smp_kunit.o"),
+                               ("builtins", "atomic_smp_other_kunit.o"))}
+    vmlinux = {v: f"{work}/build/report/{arch}-{v}/vmlinux" for v in VARIANTS}
+    name = f"{arch}-bench"
+    check = summarise(results, name)
+    if not check["ok"]:
+        sys.exit(f"report: the {name} boot failed: " + "; ".join(check["problems"]))
+    speed = bench(results / f"{name}.console.log")
+    ratios = {}
+    for sc in SCENARIOS:
+        for op, a in speed.get("asm", {}).get(sc, {}).items():
+            b = speed.get("builtins", {}).get(sc, {}).get(op)
+            if b and b["ps"]:
+                ratios.setdefault(sc, {})[op] = round(a["ps"] / b["ps"], 3)
+    if not ratios:
+        sys.exit(f"report: no benchmark figures in {results}/{name}.console.log")
+    return {
+        "compiler": run(prefix + "gcc", "--version").splitlines()[0],
+        "probe": {f: {v: probe[v][f] for v in VARIANTS if f in probe[v]}
+                  for f in sorted(probe["asm"])},
+        "size": {v: size(prefix, vmlinux[v]) for v in VARIANTS},
+        "bloat_o_meter": {"stock_to_asm": bloat(tree, prefix, vmlinux["stock"], vmlinux["asm"]),
+                          "asm_to_builtins": bloat(tree, prefix, vmlinux["asm"],
+                                                   vmlinux["builtins"])},
+        "speed": speed,
+        "ratio": ratios,
+        # Benchmarks whose loop is the same machine code on both sides: their
+        # ratios show how far TCG alone moves a figure.
+        "same_code": sorted(op for op in ratios[SCENARIOS[0]]
+                            if loops["asm"].get(op, {}).get("code") ==
+                            loops["builtins"].get(op, {}).get("code", [])),
+    }
+
+
+def headline(r):
+    probe = r["probe"].values()
+    wins = {"asm": sum(p["asm"]["insns"] < p["builtins"]["insns"] for p in probe),
+            "builtins": sum(p["asm"]["insns"] > p["builtins"]["insns"] for p in probe),
+            "same": sum(p["asm"]["insns"] == p["builtins"]["insns"] for p in probe)}
+    every = [x for sc in r["ratio"].values() for x in sc.values()]
+    same = [x for sc in r["ratio"].values() for op, x in sc.items() if op in r["same_code"]]
+    differ = [x for sc in r["ratio"].values() for op, x in sc.items()
+              if op not in r["same_code"]]
+    return {"insns_wins": wins,
+            "calls": {v: sum(p[v]["calls"] for p in probe if v in p) for v in VARIANTS},
+            "stock_differs": sorted(f for f, p in r["probe"].items()
+                                    if "stock" in p and p["stock"]["insns"] != p["asm"]["insns"]),
+            "text_delta": r["size"]["builtins"]["text"] - r["size"]["asm"]["text"],
+            "median_ratio": {sc: statistics.median(r["ratio"][sc].values())
+                             for sc in SCENARIOS if sc in r["ratio"]},
+            "median_ratio_all": statistics.median(every),
+            "median_ratio_code_differs": statistics.median(differ) if differ else None,
+            "same_code_ratio_range": [min(same), max(same)] if same else None}
+
+
+def markdown(report):
+    L = ["# katomic report: assembly vs compiler builtins", "",
+         "Generated by `make report`. `asm` is the architecture's own atomics (the",
+         "series with CONFIG_ATOMIC_ARCH, the default), `builtins` the generic one on",
+         "GCC's `__atomic` builtins (CONFIG_ATOMIC_BUILTINS), `stock` Debian's",
+         "linux-source-6.12 without the series.", "",
+         "## Headline", "",
+         "| arch | fewer insns: asm | builtins | same | calls asm/builtins |"
+         " vmlinux text, builtins - asm | median time ratio asm/builtins |"
+         " where the code differs | same code (TCG noise) |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for arch, r in report.items():
+        h = r["headline"]
+        d, z = h["median_ratio_code_differs"], h["same_code_ratio_range"]
+        L.append(f"| {arch} | {h['insns_wins']['asm']} | {h['insns_wins']['builtins']} | "
+                 f"{h['insns_wins']['same']} | {h['calls']['asm']}/{h['calls']['builtins']} | "
+                 f"{h['text_delta']:+d} B | {h['median_ratio_all']:.2f} | "
+                 f"{'-' if d is None else f'{d:.2f}'} | "
+                 f"{'-' if z is None else f'{z[0]:.2f} to {z[1]:.2f}'} |")
+    L += ["", "Instructions: of the probe functions (below), which implementation compiles",
+          "to fewer. Time ratio: the median over every benchmark and scenario of",
+          "time(asm) / time(builtins); below 1 the assembly is faster. The benchmarks",
+          "whose loop compiles to the same machine code on both sides are the control:",
+          "the range of their ratios is what QEMU's emulation alone does to a figure,",
+          "and a ratio inside that range says nothing.", ""]
+    for arch, r in report.items():
+        if r["headline"]["stock_differs"]:
+            L.append(f"- {arch}: asm differs from stock in: "
+                     + ", ".join(r["headline"]["stock_differs"]))
+        else:
+            L.append(f"- {arch}: the series' asm compiles every probe function to the same "
+                     "instruction count as the stock tree.")
+    L += ["", "## Instructions per primitive", "",
+          "`scripts/atomic_probe.c` has one function per primitive; each is compiled with",
+          "the kernel's flags and disassembled. insns: the whole function, call glue",
+          "included; loop: the longest loop (the retry loop of a compare-and-swap);",
+          "calls: call instructions (library calls would show here). Plot:",
+          "[report-insns.png](report-insns.png).", ""]
+    for arch, r in report.items():
+        L += [f"### {arch} ({r['compiler']})", "",
+              "| primitive | insns stock | insns asm | insns builtins | loop asm |"
+              " loop builtins | bytes asm | bytes builtins | calls asm/builtins |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for f, p in r["probe"].items():
+            a, b = p["asm"], p["builtins"]
+            s = p.get("stock", {}).get("insns", "-")
+            mark = " **" if a["insns"] != b["insns"] else " "
+            L.append(f"| {f} | {s} |{mark}{a['insns']}{mark.strip()} |{mark}{b['insns']}"
+                     f"{mark.strip()} | {a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} | "
+                     f"{a['calls']}/{b['calls']} |")
+        L.append("")
+    L += ["## Kernel size", "",
+          "vmlinux of `kunit/report.kunitconfig` (KUnit's QEMU configuration with SMP, no",
+          "tests), the same configuration for all three.", "",
+          "| arch | text stock | text asm | text builtins | builtins - asm | data stock |"
+          " data asm | data builtins |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for arch, r in report.items():
+        z = r["size"]
+        L.append(f"| {arch} | {z['stock']['text']} | {z['asm']['text']} | "
+                 f"{z['builtins']['text']} | {z['builtins']['text'] - z['asm']['text']:+d} | "
+                 f"{z['stock']['data']} | {z['asm']['data']} | {z['builtins']['data']} |")
+    for arch, r in report.items():
+        for what, lines in r["bloat_o_meter"].items():
+            L += ["", f"`scripts/bloat-o-meter` {arch}, {what.replace('_', ' ')}:", "", "```"]
+            L += lines + ["```"]
+    L += ["", "## Speed in one boot", "",
+          "**These are QEMU TCG (emulation) timings, not hardware figures**: only the",
+          "ratio between the two implementations, measured in the same boot, means",
+          "something. CONFIG_ATOMIC_KUNIT_BENCHMARK's atomic_bench_arch and",
+          "atomic_bench_builtins suites run each primitive `bench_iters` times per CPU,",
+          "on one CPU (uncontended), on every vCPU at one word (contended) and on every",
+          "vCPU at its own word of one cache line (false-shared); each figure is the",
+          "median of several runs, in picoseconds per operation (a run's time is its",
+          "slowest thread's). Ratio: time(asm) / time(builtins). Plot:",
+          "[report-speed.png](report-speed.png).", ""]
+    for arch, r in report.items():
+        h = r["headline"]["median_ratio"]
+        L += [f"### {arch}", "", "Median ratio: " + ", ".join(f"{sc} {h[sc]:.2f}" for sc in h)
+              + ". Same code: the benchmark loop is the same machine code on both sides.",
+              "", "| primitive | same code | " + " | ".join(f"{sc} asm ps | builtins ps | ratio"
+                                                            for sc in SCENARIOS) + " |",
+              "|---|---|" + "---:|" * 3 * len(SCENARIOS)]
+        ops = list(r["speed"]["asm"][SCENARIOS[0]])
+        for op in ops:
+            cells = []
+            for sc in SCENARIOS:
+                a = r["speed"]["asm"].get(sc, {}).get(op, {}).get("ps", "-")
+                b = r["speed"]["builtins"].get(sc, {}).get(op, {}).get("ps", "-")
+                cells.append(f"{a} | {b} | {r['ratio'].get(sc, {}).get(op, '-')}")
+            same = "yes" if op in r["same_code"] else "no"
+            L.append(f"| {op} | {same} | " + " | ".join(cells) + " |")
+        L.append("")
+    return "\n".join(L)
+
+
+def plot(report, results):
+    """report-insns.png and report-speed.png with gnuplot, one panel per arch."""
+    n = len(report)
+    with tempfile.TemporaryDirectory() as tmp:
+        script = ["set terminal pngcairo noenhanced size 1600,%d font ',10'" % (520 * n),
+                  "set style data histogram", "set style histogram clustered gap 1",
+                  "set style fill solid 0.8 border -1", "set xtics rotate by -60 left",
+                  "set grid ytics", "set key top left", "set bmargin 9"]
+        script += [f"set output '{results}/report-insns.png'", f"set multiplot layout {n},1"]
+        for arch, r in report.items():
+            dat = Path(tmp, f"{arch}-insns.dat")
+            dat.write_text("".join(f"{f} " + " ".join(str(p.get(v, {}).get("insns", 0))
+                                                      for v in VARIANTS) + "\n"
+                                   for f, p in r["probe"].items()))
+            script += [f"set title '{arch}: instructions per primitive (whole function)'",
+                       "set ylabel 'instructions'", "unset logscale y", "set yrange [0:*]",
+                       f"plot '{dat}' using 2:xtic(1) title 'stock', '' using 3 title 'asm', "
+                       "'' using 4 title 'builtins'"]
+        script += ["unset multiplot", f"set output '{results}/report-speed.png'",
+                   f"set multiplot layout {n},1"]
+        for arch, r in report.items():
+            dat = Path(tmp, f"{arch}-speed.dat")
+            ops = list(r["ratio"][SCENARIOS[0]])
+            dat.write_text("".join(f"{op}{'=' if op in r['same_code'] else ''} "
+                                   + " ".join(str(r["ratio"].get(sc, {}).get(op, 1))
+                                                       for sc in SCENARIOS) + "\n" for op in ops))
+            script += [f"set title '{arch}: time asm / time builtins, one boot, QEMU TCG "
+                       "(below 1: asm faster; = same code on both sides)'",
+                       "set ylabel 'ratio (log scale)'", "set logscale y 2",
+                       "set yrange [0.25:4]", "set arrow 1 from graph 0, first 1 to graph 1, "
+                       "first 1 nohead lw 2 dt 2",
+                       f"plot '{dat}' using 2:xtic(1) title 'uncontended', '' using 3 title "
+                       "'contended', '' using 4 title 'false-shared'"]
+        script += ["unset multiplot"]
+        subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, check=True)
+
+
+def compare(old, new):
+    """The instruction counts and sizes that differ from the previous report."""
+    diff = []
+    for arch, r in new.items():
+        o = old.get(arch, {})
+        for f, p in r["probe"].items():
+            if o.get("probe", {}).get(f) != p:
+                diff.append(f"{arch} {f}")
+        if o.get("size") != r["size"]:
+            diff.append(f"{arch} vmlinux size")
+    return diff
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    results, tree, work = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    report = {arch: arch_report(arch, tree, work, results) for arch in sys.argv[4:]}
+    for r in report.values():
+        r["headline"] = headline(r)
+    previous = results / "report.json"
+    old = json.loads(previous.read_text()) if previous.exists() else None
+    (results / "report.md").write_text(markdown(report) + "\n")
+    previous.write_text(json.dumps(report, indent=1) + "\n")
+    plot(report, results)
+    for arch, r in report.items():
+        h = r["headline"]
+        z = h["same_code_ratio_range"] or [0, 0]
+        print(f"report: {arch}: fewer instructions: asm {h['insns_wins']['asm']}, builtins "
+              f"{h['insns_wins']['builtins']}, same {h['insns_wins']['same']}; vmlinux text "
+              f"{h['text_delta']:+d} bytes with the builtins; median time ratio asm/builtins "
+              f"{h['median_ratio_all']:.2f} (TCG; same-code control {z[0]:.2f} to {z[1]:.2f})")
+    if old is not None:
+        diff = compare(old, report)
+        print("report: instruction counts and sizes " +
+              (f"differ from the previous report in: {', '.join(diff)}" if diff else
+               "are identical to the previous report's"))
+    print(f"report: {results}/report.md, report.json, report-insns.png, report-speed.png")
+
+
+if __name__ == "__main__":
+    main()
