@@ -200,10 +200,14 @@ cmd_export() {
 	say "exported $n patches to patches/"
 }
 
+# CONFIG -> its toolchain's prefix, and its architecture for the kernel's make.
+cross() { case $1 in s390x*) echo s390x-linux-gnu- ;; esac; }
+karch() { case $1 in s390x*) echo s390 ;; *) echo "${1%%-*}" ;; esac; }
+
 # ARCH -> kunit.py's architecture arguments.
 arch_args() {
 	case $1 in
-	s390x)	printf '%s\n' --arch=s390 --cross_compile=s390x-linux-gnu- \
+	s390x)	printf '%s\n' --arch=s390 --cross_compile="$(cross s390x)" \
 			"--qemu_args=-accel tcg,thread=multi" ;;
 	x86_64)	echo "--arch=x86_64" ;;
 	*)	die "unknown configuration '$1' (try: $(cmd_configs | tr '\n' ' '))" ;;
@@ -231,10 +235,8 @@ config_args() {
 
 # Library calls that the builtins would need and the kernel cannot link.
 libatomic_symbols() {
-	local nm=nm
-	case $1 in s390x*) nm=s390x-linux-gnu-nm ;; esac
 	[ -f "$2/vmlinux" ] || { echo -1; return; }
-	"$nm" "$2/vmlinux" | grep -cE ' __(atomic|sync)_[a-z_]+_(1|2|4|8|16)$' || true
+	"$(cross "$1")nm" "$2/vmlinux" | grep -cE ' __(atomic|sync)_[a-z_]+_(1|2|4|8|16)$' || true
 }
 
 cmd_check() {
@@ -354,9 +356,8 @@ report_build() {
 	mkdir -p "$pdir"
 	cp "$REPO/scripts/atomic_probe.c" "$pdir/"
 	echo 'obj-m := atomic_probe.o' > "$pdir/Kbuild"
-	local karch=x86_64 cross=
-	[ "$arch" = s390x ] && karch=s390 cross=s390x-linux-gnu-
-	make -s -C "$src" O="$bdir" M="$pdir" ARCH=$karch CROSS_COMPILE=$cross \
+	make -s -C "$src" O="$bdir" M="$pdir" ARCH="$(karch "$arch")" \
+		CROSS_COMPILE="$(cross "$arch")" \
 		atomic_probe.o >> "$bdir.log" 2>&1 ||
 		die "report: the probe does not build against $name (log: $bdir.log)"
 }
@@ -384,7 +385,8 @@ cmd_report() {
 		done
 		run_one "$arch-bench"
 	done
-	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" s390x x86_64
+	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" \
+		"s390x=$(cross s390x)" "x86_64=$(cross x86_64)"
 }
 
 case ${1:-} in

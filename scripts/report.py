@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Assembly vs compiler builtins: code per primitive, kernel size, speed.
 
-usage: report.py RESULTS TREE WORK ARCH...
+usage: report.py RESULTS TREE WORK ARCH=TOOLCHAIN_PREFIX...
 
 Reads what 'scripts/katomic.sh report' built for each ARCH:
   WORK/probe/ARCH-VARIANT/atomic_probe.o  scripts/atomic_probe.c, one function
@@ -31,7 +31,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from summary import summarise  # noqa: E402
 
-TOOLS = {"s390x": "s390x-linux-gnu-", "x86_64": ""}
 VARIANTS = ("stock", "asm", "builtins")
 SCENARIOS = ("uncontended", "contended", "false-shared")
 INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
@@ -106,8 +105,7 @@ def bench(console):
     return out
 
 
-def arch_report(arch, tree, work, results):
-    prefix = TOOLS[arch]
+def arch_report(arch, prefix, tree, work, results):
     probe = {v: functions(f"{work}/probe/{arch}-{v}/atomic_probe.o", prefix, r"probe_(\w+)")
              for v in VARIANTS}
     for fns in probe.values():
@@ -320,7 +318,8 @@ def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     results, tree, work = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-    report = {arch: arch_report(arch, tree, work, results) for arch in sys.argv[4:]}
+    report = {arch: arch_report(arch, prefix, tree, work, results)
+              for arch, prefix in (a.split("=", 1) for a in sys.argv[4:])}
     for r in report.values():
         r["headline"] = headline(r)
     previous = results / "report.json"
