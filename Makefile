@@ -8,13 +8,13 @@ CONFIGS := $(shell $(KATOMIC) configs)
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
 	@echo "make test-all   the full matrix: $(CONFIGS)"
-	@echo "make report     assembly vs builtins vs stock: code, size, speed (results/report.md, ~35 min cold)"
+	@echo "make report     assembly vs builtins vs stock: code, size, speed (results/report.md, ~28 min after test-all)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
 	@echo "make check      every patch: checkpatch --strict, s390x and x86_64 builds"
-	@echo "make clean      remove results/ and the work directory"
+	@echo "make clean      remove the work directory and results/, but for the tracked report"
 
 test:
 	$(KATOMIC) run s390x
@@ -26,4 +26,5 @@ deps tree export reset check report:
 	$(KATOMIC) $@
 
 clean:
-	rm -rf results "$${KATOMIC_WORK:-$$HOME/.cache/katomic}"
+	rm -rf "$${KATOMIC_WORK:-$$HOME/.cache/katomic}"
+	find results -type f ! -name 'report*' -delete 2>/dev/null || true

@@ -41,7 +41,8 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   instructions per primitive (scripts/atomic_probe.c), vmlinux
                   size (kunit/report.kunitconfig, no tests) and benchmarks in
                   one boot (ARCH-bench); writes results/report.{md,json,*.png}.
-                  About 35 minutes cold: 6 kernel builds and 2 boots
+                  About 28 minutes after 'run' of the matrix (6 kernel
+                  builds, 2 boots; the ARCH-bench builds reuse ARCH's)
   configs         list the test matrix's configurations: ARCH (the
                   assembly), ARCH-builtins, s390x-kasan, x86_64-kcsan;
                   x86_64-kasan and s390x-kcsan exist too
