@@ -215,9 +215,9 @@ def markdown(report):
         for f, p in r["probe"].items():
             a, b = p["asm"], p["builtins"]
             s = p.get("stock", {}).get("insns", "-")
-            mark = " **" if a["insns"] != b["insns"] else " "
-            L.append(f"| {f} | {s} |{mark}{a['insns']}{mark.strip()} |{mark}{b['insns']}"
-                     f"{mark.strip()} | {a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} | "
+            bold = "**" if a["insns"] != b["insns"] else ""
+            L.append(f"| {f} | {s} | {bold}{a['insns']}{bold} | {bold}{b['insns']}{bold}"
+                     f" | {a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} | "
                      f"{a['calls']}/{b['calls']} |")
         L.append("")
     L += ["## Kernel size", "",
