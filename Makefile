@@ -8,12 +8,12 @@ CONFIGS := $(shell $(KATOMIC) configs)
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
 	@echo "make test-all   the full matrix: $(CONFIGS)"
-	@echo "make report     assembly vs builtins vs stock: code, size, speed (results/report.md, ~28 min after test-all)"
+	@echo "make report     assembly vs builtins vs stock, every architecture: code, size, speed (results/report.md, ~14 min per architecture after test-all)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
-	@echo "make check      every patch: checkpatch --strict, s390x and x86_64 builds"
+	@echo "make check      every patch: checkpatch --strict, a build per architecture (scripts/arches.tsv)"
 	@echo "make clean      remove the work directory and results/, but for the tracked report"
 
 test:

@@ -13,10 +13,24 @@ BUILD_TIMEOUT=${KATOMIC_BUILD_TIMEOUT:-1800}	# seconds for build + boot
 SMP=${KATOMIC_SMP:-4}
 TREE=$WORK/linux
 STATE=$WORK/tree.state
-PACKAGES="linux-source-6.12 gcc-s390x-linux-gnu binutils-s390x-linux-gnu
-	qemu-system-misc qemu-system-x86 build-essential flex bison bc
+ARCHES=$REPO/scripts/arches.tsv
+# What every architecture needs; each row of $ARCHES adds its own packages.
+PACKAGES="linux-source-6.12 build-essential flex bison bc
 	libelf-dev libssl-dev python3 python3-ply python3-git xz-utils git rsync cpio kmod
 	gnuplot-nox"
+
+# Configuration fragments: NAME -> its kunit.py arguments, ";" between them.
+# Every boot tests both implementations, so the sanitizers see both; llsc:
+# arm64's LL/SC atomics instead of LSE (elsewhere the =n changes nothing, and
+# kunit.py accepts it); bench: the benchmarks alone, both implementations in
+# one boot (make report).
+declare -A FRAGMENTS=(
+	[builtins]="--kconfig_add=CONFIG_ATOMIC_BUILTINS=y"
+	[kasan]="--kconfig_add=CONFIG_KASAN=y;--kconfig_add=CONFIG_KASAN_GENERIC=y"
+	[kcsan]="--kconfig_add=CONFIG_DEBUG_KERNEL=y;--kconfig_add=CONFIG_KCSAN=y"
+	[llsc]="--kconfig_add=CONFIG_ARM64_USE_LSE_ATOMICS=n"
+	[bench]="--kconfig_add=CONFIG_ATOMIC_KUNIT_BENCHMARK=y;atomic_bench_*"
+)
 
 export PYTHONDONTWRITEBYTECODE=1
 
@@ -35,23 +49,28 @@ usage: scripts/katomic.sh COMMAND [ARGS]
   reset           throw the tree's local work away and re-apply patches/
   run CONFIG...   build and boot each configuration, keep results, summarise
   check           every patch: checkpatch --strict, then build the tree at
-                  that patch for s390x and x86_64 (bisectability; the
-                  -builtins configurations exist from patch 4 and 5 on)
-  report          assembly vs builtins vs the stock tree, s390x and x86_64:
+                  that patch for every architecture (ARCH, the assembly;
+                  bisectability: -builtins exists from patch 4 and 5 on)
+  report          assembly vs builtins vs the stock tree, every architecture:
                   instructions per primitive (scripts/atomic_probe.c), vmlinux
                   size (kunit/report.kunitconfig, no tests) and benchmarks in
                   one boot (ARCH-bench); writes results/report.{md,json,*.png}.
-                  About 28 minutes after 'run' of the matrix (6 kernel
-                  builds, 2 boots; the ARCH-bench builds reuse ARCH's)
-  configs         list the test matrix's configurations: ARCH (the
-                  assembly), ARCH-builtins, s390x-kasan, x86_64-kcsan;
-                  x86_64-kasan and s390x-kcsan exist too
+                  3 kernel builds and a boot per architecture after 'run' of
+                  the matrix (ARCH-bench reuses ARCH's build): about 14
+                  minutes per architecture
+  configs         list the test matrix's configurations: ARCH and
+                  ARCH-builtins of every architecture, then those in the
+                  matrix column of scripts/arches.tsv; any other
+                  combination runs by name
 
-Configurations: s390x, x86_64 (the architecture's own atomics),
-s390x-builtins, x86_64-builtins (CONFIG_ATOMIC_BUILTINS=y), ARCH-kasan,
-ARCH-kcsan (the own atomics, under KASAN or KCSAN: any report fails the run),
-and ARCH-bench (only the benchmarks, CONFIG_ATOMIC_KUNIT_BENCHMARK=y; built
-in ARCH's directory).
+Architectures: $(arches | paste -sd ' ') (one row each in scripts/arches.tsv).
+Configurations: ARCH[-builtins][-kasan|-kcsan][-llsc][-bench], the fragments
+in any order: ARCH alone is the architecture's own atomics; builtins:
+CONFIG_ATOMIC_BUILTINS=y; kasan, kcsan: under KASAN or KCSAN (any report
+fails the run); llsc: arm64's LL/SC atomics, not LSE
+(CONFIG_ARM64_USE_LSE_ATOMICS=n); bench: only the benchmarks
+(CONFIG_ATOMIC_KUNIT_BENCHMARK=y), built in the directory of the name
+without -bench.
 Each boots with -smp $SMP and runs the katomic suites (values, stress,
 litmus) on both implementations plus lib/atomic64_test.c on the configured
 one.
@@ -65,8 +84,8 @@ EOF
 }
 
 cmd_deps() {
-	local missing=()
-	for p in $PACKAGES; do
+	local missing=() a p
+	for p in $PACKAGES $(for a in $(arches); do arch_field "$a" packages; done | tr , ' '); do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'ok installed' || missing+=("$p")
 	done
@@ -201,43 +220,69 @@ cmd_export() {
 	say "exported $n patches to patches/"
 }
 
-# CONFIG -> its toolchain's prefix, and its architecture for the kernel's make.
-cross() { case $1 in s390x*) echo s390x-linux-gnu- ;; esac; }
-karch() { case $1 in s390x*) echo s390 ;; *) echo "${1%%-*}" ;; esac; }
+# The architectures, in the order of $ARCHES.
+arches() { awk -F'\t' '!/^#/ && NF { print $1 }' "$ARCHES"; }
+
+# ARCH COLUMN -> that field of ARCH's row of $ARCHES ("-" is empty), the
+# column named by the header line; fails for an unknown ARCH.
+arch_field() {
+	awk -F'\t' -v arch="$1" -v col="$2" '
+		/^#name\t/ { sub(/^#/, ""); for (i = 1; i <= NF; i++) at[$i] = i; next }
+		/^#/ || !NF { next }
+		$1 == arch { if ($at[col] != "-") print $at[col]; found = 1; exit }
+		END { exit !found }' "$ARCHES"
+}
+
+# ARCH -> its toolchain's prefix, its architecture for the kernel's make.
+cross() { arch_field "$1" prefix; }
+karch() { arch_field "$1" karch; }
+
+# FRAGMENT -> its kunit.py arguments.
+fragment_args() { tr ';' '\n' <<< "${FRAGMENTS[$1]}"; }
 
 # ARCH -> kunit.py's architecture arguments.
 arch_args() {
-	case $1 in
-	s390x)	printf '%s\n' --arch=s390 --cross_compile="$(cross s390x)" \
-			"--qemu_args=-accel tcg,thread=multi" ;;
-	x86_64)	echo "--arch=x86_64" ;;
-	*)	die "unknown configuration '$1' (try: $(cmd_configs | tr '\n' ' '))" ;;
-	esac
+	local extra
+	echo "--arch=$(karch "$1")"
+	[ -z "$(cross "$1")" ] || echo "--cross_compile=$(cross "$1")"
+	extra=$(arch_field "$1" kunit)
+	[ -z "$extra" ] || tr ';' '\n' <<< "$extra"
 }
 
-# name -> kunit.py arguments: ARCH[-builtins|-kasan|-kcsan|-bench]
+# CONFIG -> kunit.py arguments. CONFIG is ARCH[-FRAGMENT...]: ARCH a row of
+# $ARCHES, then each fragment of FRAGMENTS at most once, in any order.
 config_args() {
-	arch_args "${1%-*}"
-	case $1 in
-	s390x|x86_64) ;;
-	*-builtins) echo "--kconfig_add=CONFIG_ATOMIC_BUILTINS=y" ;;
-	# Every boot tests both implementations, so the sanitizers see both.
-	*-kasan)    printf '%s\n' --kconfig_add=CONFIG_KASAN=y \
-			--kconfig_add=CONFIG_KASAN_GENERIC=y ;;
-	*-kcsan)    printf '%s\n' --kconfig_add=CONFIG_DEBUG_KERNEL=y \
-			--kconfig_add=CONFIG_KCSAN=y ;;
-	# The benchmarks alone, both implementations in one boot (make report).
-	*-bench)    printf '%s\n' --kconfig_add=CONFIG_ATOMIC_KUNIT_BENCHMARK=y \
-			'atomic_bench_*' ;;
-	*)	die "unknown configuration '$1' (try: $(cmd_configs | tr '\n' ' '))" ;;
-	esac
+	local arch=${1%%-*} f seen=" " frags=()
+	arch_field "$arch" name >/dev/null ||
+		die "unknown architecture '$arch' in '$1' (architectures: $(arches | paste -sd ' '))"
+	[ "$1" = "$arch" ] || IFS=- read -ra frags <<< "${1#*-}-"
+	arch_args "$arch"
+	for f in "${frags[@]}"; do
+		[ -n "$f" ] && [ -n "${FRAGMENTS[$f]+set}" ] ||
+			die "unknown fragment '$f' in '$1' (fragments: $(printf '%s\n' "${!FRAGMENTS[@]}" | sort | paste -sd ' '))"
+		case $seen in *" $f "*) die "fragment '$f' twice in '$1'" ;; esac
+		seen+="$f "
+		fragment_args "$f"
+	done
 	echo "--kunitconfig=$REPO/kunit/katomic.kunitconfig"
 }
 
-# Library calls that the builtins would need and the kernel cannot link.
+# CONFIG -> its build directory: bench only adds the benchmarks, so a warm
+# build of the name without -bench recompiles two files.
+build_dir() {
+	local n=-$1-
+	n=${n/-bench-/-}
+	n=${n#-}
+	echo "$WORK/build/${n%-}"
+}
+
+# Library calls that the builtins would need and the kernel cannot link:
+# CONFIG's architecture's libcalls in its vmlinux at BUILD_DIR.
 libatomic_symbols() {
+	local arch=${1%%-*}
 	[ -f "$2/vmlinux" ] || { echo -1; return; }
-	"$(cross "$1")nm" "$2/vmlinux" | grep -cE ' __(atomic|sync)_[a-z_]+_(1|2|4|8|16)$' || true
+	"$(cross "$arch")nm" "$2/vmlinux" |
+		grep -cE " ($(arch_field "$arch" libcalls))\$" || true
 }
 
 cmd_check() {
@@ -252,7 +297,7 @@ cmd_check() {
 			bad=1
 		fi
 		tree_git checkout -q "$c"
-		for cfg in s390x x86_64; do
+		for cfg in $(arches); do
 			mapfile -t args < <(config_args "$cfg")
 			if ! python3 "$TREE/tools/testing/kunit/kunit.py" build "${args[@]}" \
 			     --build_dir="$WORK/build/$cfg" --jobs="$(nproc)" \
@@ -269,11 +314,13 @@ cmd_check() {
 	say "every patch is checkpatch-clean and builds"
 }
 
-# The test matrix. x86_64-kasan and s390x-kcsan can be run by name; the
-# matrix leaves them out to stay inside CI's 45 minutes.
+# The test matrix: every architecture's assembly and builtins, then the
+# further configurations its row names (a sanitizer, arm64's LL/SC path).
+# Other combinations run by name.
 cmd_configs() {
-	printf '%s\n' s390x s390x-builtins x86_64 x86_64-builtins \
-		s390x-kasan x86_64-kcsan
+	local a
+	for a in $(arches); do printf '%s\n' "$a" "$a-builtins"; done
+	for a in $(arches); do arch_field "$a" matrix | tr ' ' '\n'; done
 }
 
 # QEMU 7.2's s390x sometimes deadlocks on the reboot that ends a KUnit run
@@ -296,10 +343,9 @@ watch_qemu() {
 	return 0
 }
 
-# ARCH-bench builds in ARCH's directory: the option only adds the
-# benchmarks, so a warm build recompiles two files.
 run_one() {
-	local name=$1 out=$RESULTS/$1 bdir=$WORK/build/${1%-bench} rc=0 args=()
+	local name=$1 out=$RESULTS/$1 bdir rc=0 args=()
+	bdir=$(build_dir "$name")
 	mapfile -t args < <(config_args "$name")
 	mkdir -p "$bdir"
 	rm -f "$out".*
@@ -346,7 +392,7 @@ report_build() {
 	local bdir=$WORK/build/report/$name pdir=$WORK/probe/$name
 	[ "$variant" = stock ] && src=$WORK/stock
 	mapfile -t args < <(arch_args "$arch")
-	[ "$variant" = builtins ] && args+=(--kconfig_add=CONFIG_ATOMIC_BUILTINS=y)
+	[ "$variant" = builtins ] && mapfile -t -O ${#args[@]} args < <(fragment_args builtins)
 	mkdir -p "$bdir"
 	say "[report] $name: build (log: $bdir.log)"
 	timeout -k 30 "$BUILD_TIMEOUT" python3 "$src/tools/testing/kunit/kunit.py" build \
@@ -380,14 +426,13 @@ cmd_report() {
 	cmd_tree
 	stock_tree
 	mkdir -p "$RESULTS"
-	for arch in s390x x86_64; do
+	for arch in $(arches); do
 		for variant in stock asm builtins; do
 			report_build "$arch" "$variant"
 		done
 		run_one "$arch-bench"
 	done
-	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" \
-		"s390x=$(cross s390x)" "x86_64=$(cross x86_64)"
+	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK"
 }
 
 case ${1:-} in

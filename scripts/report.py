@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Assembly vs compiler builtins: code per primitive, kernel size, speed.
 
-usage: report.py RESULTS TREE WORK ARCH=TOOLCHAIN_PREFIX...
+usage: report.py RESULTS TREE WORK
 
-Reads what 'scripts/katomic.sh report' built for each ARCH:
+Reads what 'scripts/katomic.sh report' built for each ARCH of
+scripts/arches.tsv (its toolchain prefix and call mnemonics from there):
   WORK/probe/ARCH-VARIANT/atomic_probe.o  scripts/atomic_probe.c, one function
                                           per primitive, VARIANT being stock
                                           (Debian's tree, no series), asm or
@@ -34,17 +35,33 @@ from summary import summarise  # noqa: E402
 VARIANTS = ("stock", "asm", "builtins")
 SCENARIOS = ("uncontended", "contended", "false-shared")
 INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
-CALL = re.compile(r"^(call|brasl|bras)$")
+ARCHES = Path(__file__).parent / "arches.tsv"
+
+
+def arches():
+    """{name: {column: field}} of ARCHES, in its order, the columns named by
+    its header line; "-" is empty."""
+    out, columns = {}, None
+    for line in ARCHES.read_text().splitlines():
+        if line.startswith("#name\t"):
+            columns = line[1:].split("\t")
+        elif line.strip() and not line.startswith("#"):
+            fields = line.split("\t")
+            if not columns or len(fields) != len(columns):
+                sys.exit(f"report: {ARCHES}: a row does not match the header line: {line}")
+            out[fields[0]] = dict(zip(columns, ("" if f == "-" else f for f in fields)))
+    return out
 
 
 def run(*cmd):
     return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
 
 
-def functions(obj, prefix, pattern):
+def functions(obj, prefix, calls, pattern):
     """{name: {"insns", "bytes", "loop", "calls", "code"}} for the functions of obj
-    whose name matches pattern (its first group names them); code is the
-    instructions with their addresses taken out, to compare two copies."""
+    whose name matches pattern (its first group names them); calls counts the
+    mnemonics that fullmatch calls; code is the instructions with their
+    addresses taken out, to compare two copies."""
     sizes = {}
     for line in run(prefix + "nm", "-S", obj).splitlines():
         f = line.split()
@@ -56,7 +73,7 @@ def functions(obj, prefix, pattern):
         head = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
         if head or not line.strip():
             if name in sizes:
-                out[sizes[name][0]] = measure(insns, *sizes[name][1:])
+                out[sizes[name][0]] = measure(insns, calls, *sizes[name][1:])
             name, insns = (head.group(1), []) if head else (None, [])
             continue
         m = INSN.match(line)
@@ -65,7 +82,7 @@ def functions(obj, prefix, pattern):
     return out
 
 
-def measure(insns, start, size):
+def measure(insns, calls, start, size):
     insns = [i for i in insns if i[0] < start + size]
     addrs = [a for a, _, _ in insns]
     loop = 0
@@ -74,7 +91,7 @@ def measure(insns, start, size):
         if target and int(target.group(1), 16) < addr and int(target.group(1), 16) in addrs:
             loop = max(loop, n - addrs.index(int(target.group(1), 16)) + 1)
     return {"insns": len(insns), "bytes": size, "loop": loop,
-            "calls": sum(1 for _, op, _ in insns if CALL.match(op)),
+            "calls": sum(1 for _, op, _ in insns if re.fullmatch(calls, op)),
             "code": [op + " " + re.sub(r"[0-9a-f]+ <[^+>]*", "<", args) for _, op, args in insns]}
 
 
@@ -105,15 +122,16 @@ def bench(console):
     return out
 
 
-def arch_report(arch, prefix, tree, work, results):
-    probe = {v: functions(f"{work}/probe/{arch}-{v}/atomic_probe.o", prefix, r"probe_(\w+)")
+def arch_report(arch, prefix, calls, tree, work, results):
+    probe = {v: functions(f"{work}/probe/{arch}-{v}/atomic_probe.o", prefix, calls,
+                          r"probe_(\w+)")
              for v in VARIANTS}
     for fns in probe.values():
         for f in fns.values():
             del f["code"]
     # The benchmark loops, as booted: ARCH is configured with the assembly,
     # so atomic_smp_other_kunit.o has the builtins.
-    loops = {impl: functions(f"{work}/build/{arch}/lib/{obj}", prefix, r"(\w+)_bench")
+    loops = {impl: functions(f"{work}/build/{arch}/lib/{obj}", prefix, calls, r"(\w+)_bench")
              for impl, obj in (("asm", "atomic_smp_kunit.o"),
                                ("builtins", "atomic_smp_other_kunit.o"))}
     vmlinux = {v: f"{work}/build/report/{arch}-{v}/vmlinux" for v in VARIANTS}
@@ -315,11 +333,11 @@ def compare(old, new):
 
 
 def main():
-    if len(sys.argv) < 5:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
     results, tree, work = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-    report = {arch: arch_report(arch, prefix, tree, work, results)
-              for arch, prefix in (a.split("=", 1) for a in sys.argv[4:])}
+    report = {arch: arch_report(arch, a["prefix"], a["calls"], tree, work, results)
+              for arch, a in arches().items()}
     for r in report.values():
         r["headline"] = headline(r)
     previous = results / "report.json"

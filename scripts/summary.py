@@ -81,7 +81,8 @@ def summarise(results, name):
     if log and not cases:
         problems.append("no KTAP results parsed")
     if run.get("libatomic_symbols", 0) > 0:
-        problems.append(f"vmlinux has {run['libatomic_symbols']} __atomic_*/__sync_* library symbols")
+        problems.append(f"vmlinux has {run['libatomic_symbols']} library-call symbols"
+                        " (libcalls in scripts/arches.tsv)")
     bad = [n for n, st in cases if st in ("FAIL", "ERROR")]
     if bad:
         problems.append(f"{len(bad)} failed: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""))
