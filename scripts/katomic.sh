@@ -288,7 +288,7 @@ libatomic_symbols() {
 cmd_check() {
 	cmd_deps
 	cmd_tree
-	local c cfg bad=0 args=()
+	local c cfg list bad=0 args=()
 	trap 'tree_git checkout -q katomic' EXIT
 	for c in $(tree_git rev-list --reverse pristine..HEAD); do
 		say "$(tree_git log -1 --format='%h %s' "$c")"
@@ -298,7 +298,8 @@ cmd_check() {
 		fi
 		tree_git checkout -q "$c"
 		for cfg in $(arches); do
-			mapfile -t args < <(config_args "$cfg")
+			list=$(config_args "$cfg") || exit 1
+			mapfile -t args <<< "$list"
 			if ! python3 "$TREE/tools/testing/kunit/kunit.py" build "${args[@]}" \
 			     --build_dir="$WORK/build/$cfg" --jobs="$(nproc)" \
 			     > "$WORK/check.log" 2>&1; then
@@ -344,9 +345,10 @@ watch_qemu() {
 }
 
 run_one() {
-	local name=$1 out=$RESULTS/$1 bdir rc=0 args=()
+	local name=$1 out=$RESULTS/$1 bdir list rc=0 args=()
 	bdir=$(build_dir "$name")
-	mapfile -t args < <(config_args "$name")
+	list=$(config_args "$name") || exit 1
+	mapfile -t args <<< "$list"
 	mkdir -p "$bdir"
 	rm -f "$out".*
 	say "[$name] build and boot (log: $out.kunit.log)"
@@ -388,11 +390,15 @@ cmd_run() {
 # stock tree (a worktree at 'pristine') and from the series with either
 # implementation, each with scripts/atomic_probe.c compiled against it.
 report_build() {
-	local arch=$1 variant=$2 src=$TREE name=$1-$2 args=()
+	local arch=$1 variant=$2 src=$TREE name=$1-$2 list args=()
 	local bdir=$WORK/build/report/$name pdir=$WORK/probe/$name
 	[ "$variant" = stock ] && src=$WORK/stock
-	mapfile -t args < <(arch_args "$arch")
-	[ "$variant" = builtins ] && mapfile -t -O ${#args[@]} args < <(fragment_args builtins)
+	list=$(arch_args "$arch") || exit 1
+	case $variant in
+	stock|asm) ;;
+	*) list+=$'\n'$(fragment_args "$variant") ;;
+	esac
+	mapfile -t args <<< "$list"
 	mkdir -p "$bdir"
 	say "[report] $name: build (log: $bdir.log)"
 	timeout -k 30 "$BUILD_TIMEOUT" python3 "$src/tools/testing/kunit/kunit.py" build \
@@ -427,7 +433,7 @@ cmd_report() {
 	stock_tree
 	mkdir -p "$RESULTS"
 	for arch in $(arches); do
-		for variant in stock asm builtins; do
+		for variant in stock asm builtins $(arch_field "$arch" report); do
 			report_build "$arch" "$variant"
 		done
 		run_one "$arch-bench"

@@ -122,10 +122,13 @@ def bench(console):
     return out
 
 
-def arch_report(arch, prefix, calls, tree, work, results):
+def arch_report(arch, prefix, calls, extra, tree, work, results):
+    """extra: the further variants of the architecture's row (its report
+    column), each the series built with that fragment, e.g. llsc."""
+    variants = VARIANTS + tuple(extra)
     probe = {v: functions(f"{work}/probe/{arch}-{v}/atomic_probe.o", prefix, calls,
                           r"probe_(\w+)")
-             for v in VARIANTS}
+             for v in variants}
     for fns in probe.values():
         for f in fns.values():
             del f["code"]
@@ -134,7 +137,7 @@ def arch_report(arch, prefix, calls, tree, work, results):
     loops = {impl: functions(f"{work}/build/{arch}/lib/{obj}", prefix, calls, r"(\w+)_bench")
              for impl, obj in (("asm", "atomic_smp_kunit.o"),
                                ("builtins", "atomic_smp_other_kunit.o"))}
-    vmlinux = {v: f"{work}/build/report/{arch}-{v}/vmlinux" for v in VARIANTS}
+    vmlinux = {v: f"{work}/build/report/{arch}-{v}/vmlinux" for v in variants}
     name = f"{arch}-bench"
     check = summarise(results, name)
     if not check["ok"]:
@@ -150,12 +153,13 @@ def arch_report(arch, prefix, calls, tree, work, results):
         sys.exit(f"report: no benchmark figures in {results}/{name}.console.log")
     return {
         "compiler": run(prefix + "gcc", "--version").splitlines()[0],
-        "probe": {f: {v: probe[v][f] for v in VARIANTS if f in probe[v]}
+        "variants": variants,
+        "probe": {f: {v: probe[v][f] for v in variants if f in probe[v]}
                   for f in sorted(probe["asm"])},
-        "size": {v: size(prefix, vmlinux[v]) for v in VARIANTS},
-        "bloat_o_meter": {"stock_to_asm": bloat(tree, prefix, vmlinux["stock"], vmlinux["asm"]),
-                          "asm_to_builtins": bloat(tree, prefix, vmlinux["asm"],
-                                                   vmlinux["builtins"])},
+        "size": {v: size(prefix, vmlinux[v]) for v in variants},
+        "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
+                          for a, b in [("stock", "asm"), ("asm", "builtins")]
+                          + [(x, "builtins") for x in extra]},
         "speed": speed,
         "ratio": ratios,
         # Benchmarks whose loop is the same machine code on both sides: their
@@ -166,17 +170,25 @@ def arch_report(arch, prefix, calls, tree, work, results):
     }
 
 
+def wins(probe, a, b="builtins"):
+    """How many probe functions variant a or b compiles to fewer instructions."""
+    return {a: sum(p[a]["insns"] < p[b]["insns"] for p in probe),
+            b: sum(p[a]["insns"] > p[b]["insns"] for p in probe),
+            "same": sum(p[a]["insns"] == p[b]["insns"] for p in probe)}
+
+
 def headline(r):
     probe = r["probe"].values()
-    wins = {"asm": sum(p["asm"]["insns"] < p["builtins"]["insns"] for p in probe),
-            "builtins": sum(p["asm"]["insns"] > p["builtins"]["insns"] for p in probe),
-            "same": sum(p["asm"]["insns"] == p["builtins"]["insns"] for p in probe)}
+    extra = r["variants"][len(VARIANTS):]
     every = [x for sc in r["ratio"].values() for x in sc.values()]
     same = [x for sc in r["ratio"].values() for op, x in sc.items() if op in r["same_code"]]
     differ = [x for sc in r["ratio"].values() for op, x in sc.items()
               if op not in r["same_code"]]
-    return {"insns_wins": wins,
-            "calls": {v: sum(p[v]["calls"] for p in probe if v in p) for v in VARIANTS},
+    return {"insns_wins": wins(probe, "asm"),
+            "extra": {x: {"insns_wins": wins(probe, x),
+                          "text_delta": r["size"]["builtins"]["text"] - r["size"][x]["text"]}
+                      for x in extra},
+            "calls": {v: sum(p[v]["calls"] for p in probe if v in p) for v in r["variants"]},
             "stock_differs": sorted(f for f, p in r["probe"].items()
                                     if "stock" in p and p["stock"]["insns"] != p["asm"]["insns"]),
             "text_delta": r["size"]["builtins"]["text"] - r["size"]["asm"]["text"],
@@ -206,12 +218,20 @@ def markdown(report):
                  f"{h['text_delta']:+d} B | {h['median_ratio_all']:.2f} | "
                  f"{'-' if d is None else f'{d:.2f}'} | "
                  f"{'-' if z is None else f'{z[0]:.2f} to {z[1]:.2f}'} |")
+        for x, e in h["extra"].items():
+            L.append(f"| {arch}, {x} for asm | {e['insns_wins'][x]} | "
+                     f"{e['insns_wins']['builtins']} | {e['insns_wins']['same']} | "
+                     f"{h['calls'][x]}/{h['calls']['builtins']} | {e['text_delta']:+d} B "
+                     "| - | - | - |")
     L += ["", "Instructions: of the probe functions (below), which implementation compiles",
           "to fewer. Time ratio: the median over every benchmark and scenario of",
           "time(asm) / time(builtins); below 1 the assembly is faster. The benchmarks",
           "whose loop compiles to the same machine code on both sides are the control:",
           "the range of their ratios is what QEMU's emulation alone does to a figure,",
-          "and a ratio inside that range says nothing.", ""]
+          "and a ratio inside that range says nothing. A row \"ARCH, X for asm\" compares",
+          "the builtins with the assembly built with the fragment X instead (arm64's llsc:",
+          "CONFIG_ARM64_USE_LSE_ATOMICS=n, the LL/SC code alone, as the builtins are; the",
+          "`asm` build has LSE and carries both, the LL/SC path out of line).", ""]
     for arch, r in report.items():
         if r["headline"]["stock_differs"]:
             L.append(f"- {arch}: asm differs from stock in: "
@@ -226,17 +246,20 @@ def markdown(report):
           "calls: call instructions (library calls would show here). Plot:",
           "[report-insns.png](report-insns.png).", ""]
     for arch, r in report.items():
+        extra = r["variants"][len(VARIANTS):]
         L += [f"### {arch} ({r['compiler']})", "",
               "| primitive | insns stock | insns asm | insns builtins | loop asm |"
-              " loop builtins | bytes asm | bytes builtins | calls asm/builtins |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              " loop builtins | bytes asm | bytes builtins | calls asm/builtins |"
+              + "".join(f" insns {x} | loop {x} |" for x in extra),
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * len(extra)]
         for f, p in r["probe"].items():
             a, b = p["asm"], p["builtins"]
             s = p.get("stock", {}).get("insns", "-")
             bold = "**" if a["insns"] != b["insns"] else ""
             L.append(f"| {f} | {s} | {bold}{a['insns']}{bold} | {bold}{b['insns']}{bold}"
                      f" | {a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} | "
-                     f"{a['calls']}/{b['calls']} |")
+                     f"{a['calls']}/{b['calls']} |"
+                     + "".join(f" {p[x]['insns']} | {p[x]['loop']} |" for x in extra))
         L.append("")
     L += ["## Kernel size", "",
           "vmlinux of `kunit/report.kunitconfig` (KUnit's QEMU configuration with SMP, no",
@@ -248,6 +271,10 @@ def markdown(report):
         L.append(f"| {arch} | {z['stock']['text']} | {z['asm']['text']} | "
                  f"{z['builtins']['text']} | {z['builtins']['text'] - z['asm']['text']:+d} | "
                  f"{z['stock']['data']} | {z['asm']['data']} | {z['builtins']['data']} |")
+        for x in r["variants"][len(VARIANTS):]:
+            L.append(f"| {arch}, {x} for asm | {z['stock']['text']} | {z[x]['text']} | "
+                     f"{z['builtins']['text']} | {z['builtins']['text'] - z[x]['text']:+d} | "
+                     f"{z['stock']['data']} | {z[x]['data']} | {z['builtins']['data']} |")
     for arch, r in report.items():
         for what, lines in r["bloat_o_meter"].items():
             L += ["", f"`scripts/bloat-o-meter` {arch}, {what.replace('_', ' ')}:", "", "```"]
@@ -294,12 +321,13 @@ def plot(report, results):
         for arch, r in report.items():
             dat = Path(tmp, f"{arch}-insns.dat")
             dat.write_text("".join(f"{f} " + " ".join(str(p.get(v, {}).get("insns", 0))
-                                                      for v in VARIANTS) + "\n"
+                                                      for v in r["variants"]) + "\n"
                                    for f, p in r["probe"].items()))
             script += [f"set title '{arch}: instructions per primitive (whole function)'",
                        "set ylabel 'instructions'", "unset logscale y", "set yrange [0:*]",
-                       f"plot '{dat}' using 2:xtic(1) title 'stock', '' using 3 title 'asm', "
-                       "'' using 4 title 'builtins'"]
+                       f"plot '{dat}' using 2:xtic(1) title 'stock'"
+                       + "".join(f", '' using {n} title '{v}'"
+                                 for n, v in enumerate(r["variants"][1:], 3))]
         script += ["unset multiplot", f"set output '{results}/report-speed.png'",
                    f"set multiplot layout {n},1"]
         for arch, r in report.items():
@@ -336,7 +364,8 @@ def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     results, tree, work = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-    report = {arch: arch_report(arch, a["prefix"], a["calls"], tree, work, results)
+    report = {arch: arch_report(arch, a["prefix"], a["calls"], a["report"].split(), tree,
+                                work, results)
               for arch, a in arches().items()}
     for r in report.values():
         r["headline"] = headline(r)
