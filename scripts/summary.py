@@ -18,6 +18,40 @@ def leaves(group, path=()):
         yield from leaves(sub, here)
 
 
+# The suites every boot runs, on both implementations; a -bench boot runs
+# only the benchmarks, and must not skip them.
+SUITES = ("xchg", "ops", "stress", "litmus", "bench")
+IMPLS = ("arch", "builtins")
+# What the torture scripts count as a failure on the console
+# (tools/testing/selftests/rcutorture/bin/parse-console.sh), and lockups.
+CONSOLE_FAILURES = re.compile(r"Badness|WARNING:|\bBUG|Oops:|Call Trace:|"
+                              r"detected stalls on CPUs/tasks:|self-detected stall on CPU|"
+                              r"rcu_.*kthread starved for|soft lockup|"
+                              r"blocked for more than \d+ seconds")
+
+
+def suite_problems(cases, bench):
+    """Missing suites, and suites that ran fewer cases than their sibling on
+    the other implementation (they are built from one source)."""
+    count, ran = {}, {}
+    for name, status in cases:
+        suite = name.split(".")[0]
+        count[suite] = count.get(suite, 0) + 1
+        ran[suite] = ran.get(suite, 0) + (status != "SKIP")
+    problems = []
+    for s in ("bench",) if bench else SUITES:
+        n = {i: count.get(f"atomic_{s}_{i}", 0) for i in IMPLS}
+        for i in IMPLS:
+            if not n[i]:
+                problems.append(f"suite atomic_{s}_{i} did not run")
+            elif n[i] < max(n.values()):
+                problems.append(f"suite atomic_{s}_{i} ran {n[i]} cases, "
+                                f"atomic_{s}_{IMPLS[i == IMPLS[0]]} {max(n.values())}")
+            elif bench and ran[f"atomic_{s}_{i}"] < n[i]:
+                problems.append(f"suite atomic_{s}_{i} skipped its benchmarks")
+    return problems
+
+
 def tail(path, n=8):
     try:
         return path.read_text(errors="replace").splitlines()[-n:]
@@ -80,6 +114,13 @@ def summarise(results, name):
         problems.append("lib/atomic64_test.c did not print 'passed'")
     if log and not cases:
         problems.append("no KTAP results parsed")
+    if log:
+        problems += suite_problems(cases, name.endswith("-bench") or "-bench-" in name)
+    bad_lines = [line.strip() for line in log.splitlines()
+                 if CONSOLE_FAILURES.search(line) and "BUG: K" not in line]
+    if bad_lines:
+        problems.append(f"{len(bad_lines)} console lines the torture scripts count as failure, "
+                        "the first: " + " | ".join(bad_lines[:3]))
     if run.get("libatomic_symbols", 0) > 0:
         problems.append(f"vmlinux has {run['libatomic_symbols']} library-call symbols"
                         " (libcalls in scripts/arches.tsv)")
