@@ -259,7 +259,8 @@ def markdown(report):
             L.append(f"| {f} | {s} | {bold}{a['insns']}{bold} | {bold}{b['insns']}{bold}"
                      f" | {a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} | "
                      f"{a['calls']}/{b['calls']} |"
-                     + "".join(f" {p[x]['insns']} | {p[x]['loop']} |" for x in extra))
+                     + "".join(f" {p.get(x, {}).get('insns', '-')} | "
+                               f"{p.get(x, {}).get('loop', '-')} |" for x in extra))
         L.append("")
     L += ["## Kernel size", "",
           "vmlinux of `kunit/report.kunitconfig` (KUnit's QEMU configuration with SMP, no",

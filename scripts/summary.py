@@ -22,9 +22,11 @@ def leaves(group, path=()):
 # only the benchmarks, and must not skip them.
 SUITES = ("xchg", "ops", "stress", "litmus", "bench")
 IMPLS = ("arch", "builtins")
-# What the torture scripts count as a failure on the console
-# (tools/testing/selftests/rcutorture/bin/parse-console.sh), and lockups.
-CONSOLE_FAILURES = re.compile(r"Badness|WARNING:|\bBUG|Oops:|Call Trace:|"
+# Most of what the torture scripts count as a failure on the console
+# (tools/testing/selftests/rcutorture/bin/parse-console.sh), and lockups;
+# sanitizer reports are counted on their own.
+SANITIZER = re.compile(r"BUG: K[AC]SAN: .*")
+CONSOLE_FAILURES = re.compile(r"Badness|WARNING:|\bBUG|Oops:|(?i:call trace:)|"
                               r"detected stalls on CPUs/tasks:|self-detected stall on CPU|"
                               r"rcu_.*kthread starved for|soft lockup|"
                               r"blocked for more than \d+ seconds")
@@ -45,8 +47,9 @@ def suite_problems(cases, bench):
             if not n[i]:
                 problems.append(f"suite atomic_{s}_{i} did not run")
             elif n[i] < max(n.values()):
+                other = IMPLS[1 - IMPLS.index(i)]
                 problems.append(f"suite atomic_{s}_{i} ran {n[i]} cases, "
-                                f"atomic_{s}_{IMPLS[i == IMPLS[0]]} {max(n.values())}")
+                                f"atomic_{s}_{other} {n[other]}")
             elif bench and ran[f"atomic_{s}_{i}"] < n[i]:
                 problems.append(f"suite atomic_{s}_{i} skipped its benchmarks")
     return problems
@@ -104,7 +107,7 @@ def summarise(results, name):
     panic = re.search(r"Kernel panic - not syncing:.*", log)
     if panic:
         problems.append(panic.group(0).strip())
-    sanitizer = re.findall(r"BUG: K[AC]SAN: .*", log)
+    sanitizer = SANITIZER.findall(log)
     if sanitizer:
         problems.append(f"{len(sanitizer)} sanitizer reports, the first: {sanitizer[0].strip()}")
     if not log:
@@ -114,10 +117,10 @@ def summarise(results, name):
         problems.append("lib/atomic64_test.c did not print 'passed'")
     if log and not cases:
         problems.append("no KTAP results parsed")
-    if log:
-        problems += suite_problems(cases, name.endswith("-bench") or "-bench-" in name)
+    if cases:
+        problems += suite_problems(cases, "bench" in name.split("-")[1:])
     bad_lines = [line.strip() for line in log.splitlines()
-                 if CONSOLE_FAILURES.search(line) and "BUG: K" not in line]
+                 if CONSOLE_FAILURES.search(line) and not SANITIZER.search(line)]
     if bad_lines:
         problems.append(f"{len(bad_lines)} console lines the torture scripts count as failure, "
                         "the first: " + " | ".join(bad_lines[:3]))
