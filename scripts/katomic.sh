@@ -48,16 +48,17 @@ usage: scripts/katomic.sh COMMAND [ARGS]
   export          write the tree's commits since 'pristine' back to patches/
   reset           throw the tree's local work away and re-apply patches/
   run CONFIG...   build and boot each configuration, keep results, summarise
-  check           every patch: checkpatch --strict, then build the tree at
-                  that patch for every architecture (ARCH, the assembly;
-                  bisectability: -builtins exists from patch 4 and 5 on)
+  check [N]       every patch (from the Nth on): checkpatch --strict, then
+                  build the tree at that patch for every architecture, the
+                  assembly and, where that patch's Kconfig offers them, the
+                  builtins (bisectability)
   report          assembly vs builtins vs the stock tree, every architecture:
                   instructions per primitive (scripts/atomic_probe.c), vmlinux
                   size (kunit/report.kunitconfig, no tests) and benchmarks in
                   one boot (ARCH-bench); writes results/report.{md,json,*.png}.
-                  3 kernel builds and a boot per architecture after 'run' of
-                  the matrix (ARCH-bench reuses ARCH's build): about 14
-                  minutes per architecture
+                  3 kernel builds (4 on arm64: llsc) and a boot per
+                  architecture after 'run' of the matrix (ARCH-bench reuses
+                  ARCH's build): TIMEREPORT
   configs         list the test matrix's configurations: ARCH and
                   ARCH-builtins of every architecture, then those in the
                   matrix column of scripts/arches.tsv; any other
@@ -161,7 +162,10 @@ cover_to_description() {
 	local c=$REPO/patches/0000-cover-letter.patch
 	[ -f "$c" ] || return 0
 	{
-		sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$c" | head -1
+		# The subject, unfolded: format-patch wraps a long one.
+		awk '/^Subject: / { sub(/^Subject: \[PATCH[^]]*\] /, ""); s = $0; subj = 1; next }
+		     subj && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
+		     subj { print s; exit }' "$c"
 		echo
 		awk 'body && / \([0-9]+\):$/ { exit } body { print }
 		     /^$/ && !body { body = 1 }' "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
@@ -227,15 +231,18 @@ arches() { awk -F'\t' '!/^#/ && NF { print $1 }' "$ARCHES"; }
 # column named by the header line; fails for an unknown ARCH.
 arch_field() {
 	awk -F'\t' -v arch="$1" -v col="$2" '
-		/^#name\t/ { sub(/^#/, ""); for (i = 1; i <= NF; i++) at[$i] = i; next }
+		/^#name\t/ { sub(/^#/, ""); for (i = 1; i <= NF; i++) at[$i] = i
+			      if (!(col in at)) exit 2; next }
 		/^#/ || !NF { next }
 		$1 == arch { if ($at[col] != "-") print $at[col]; found = 1; exit }
 		END { exit !found }' "$ARCHES"
 }
 
-# ARCH -> its toolchain's prefix, its architecture for the kernel's make.
+# ARCH -> its toolchain's prefix, its architecture for the kernel's make,
+# and the directory under arch/ (the top-level Makefile's SRCARCH).
 cross() { arch_field "$1" prefix; }
 karch() { arch_field "$1" karch; }
+srcarch() { karch "$1" | sed -e 's/^x86_64$/x86/' -e 's/^i386$/x86/'; }
 
 # FRAGMENT -> its kunit.py arguments.
 fragment_args() { tr ';' '\n' <<< "${FRAGMENTS[$1]}"; }
@@ -264,16 +271,21 @@ config_args() {
 		seen+="$f "
 		fragment_args "$f"
 	done
+	[[ $seen != *" kasan "* || $seen != *" kcsan "* ]] ||
+		die "'$1': KCSAN depends on !KASAN"
 	echo "--kunitconfig=$REPO/kunit/katomic.kunitconfig"
 }
 
 # CONFIG -> its build directory: bench only adds the benchmarks, so a warm
 # build of the name without -bench recompiles two files.
 build_dir() {
-	local n=-$1-
-	n=${n/-bench-/-}
-	n=${n#-}
-	echo "$WORK/build/${n%-}"
+	local arch=${1%%-*} dir f
+	dir=$arch
+	# The fragments sorted: one directory whatever their order.
+	for f in $(tr - '\n' <<< "${1#"$arch"}" | grep -vx -e '' -e bench | sort); do
+		dir+=-$f
+	done
+	echo "$WORK/build/$dir"
 }
 
 # Library calls that the builtins would need and the kernel cannot link:
@@ -285,23 +297,37 @@ libatomic_symbols() {
 		grep -cE " ($(arch_field "$arch" libcalls))\$" || true
 }
 
+# What check builds at the checked-out patch: every architecture's assembly,
+# and its builtins once its Kconfig offers them.
+check_configs() {
+	local a
+	for a in $(arches); do
+		echo "$a"
+		! grep -q 'select ARCH_SUPPORTS_ATOMIC_BUILTINS' "$TREE/arch/$(srcarch "$a")/Kconfig" ||
+			echo "$a-builtins"
+	done
+}
+
 cmd_check() {
+	local first=${1:-1} c cfg list n=0 bad=0 args=()
+	case $first in *[!0-9]*|0) die "check: N is a patch number (1 is the first)" ;; esac
 	cmd_deps
 	cmd_tree
-	local c cfg list bad=0 args=()
 	trap 'tree_git checkout -q katomic' EXIT
 	for c in $(tree_git rev-list --reverse pristine..HEAD); do
+		n=$((n + 1))
+		[ $n -ge "$first" ] || continue
 		say "$(tree_git log -1 --format='%h %s' "$c")"
 		if ! tree_git format-patch -1 --stdout "$c" |
 		     (cd "$TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --quiet -); then
 			bad=1
 		fi
 		tree_git checkout -q "$c"
-		for cfg in $(arches); do
+		for cfg in $(check_configs); do
 			list=$(config_args "$cfg") || exit 1
 			mapfile -t args <<< "$list"
 			if ! python3 "$TREE/tools/testing/kunit/kunit.py" build "${args[@]}" \
-			     --build_dir="$WORK/build/$cfg" --jobs="$(nproc)" \
+			     --build_dir="$(build_dir "$cfg")" --jobs="$(nproc)" \
 			     > "$WORK/check.log" 2>&1; then
 				say "  $cfg: build FAILED (log: $WORK/check.log)"
 				bad=1
@@ -396,7 +422,9 @@ report_build() {
 	list=$(arch_args "$arch") || exit 1
 	case $variant in
 	stock|asm) ;;
-	*) list+=$'\n'$(fragment_args "$variant") ;;
+	*)	[ -n "${FRAGMENTS[$variant]+set}" ] ||
+			die "report: '$variant' in the report column of $arch is not a fragment"
+		list+=$'\n'$(fragment_args "$variant") ;;
 	esac
 	mapfile -t args <<< "$list"
 	mkdir -p "$bdir"
