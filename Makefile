@@ -8,7 +8,7 @@ CONFIGS := $(shell $(KATOMIC) configs)
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
 	@echo "make test-all   the full matrix: $(CONFIGS)"
-	@echo "make report     assembly vs builtins vs stock, every architecture: code, size, speed (results/report.md, ~14 min per architecture after test-all)"
+	@echo "make report     assembly vs builtins vs stock, every architecture: code, size, speed (results/report.md, ~47 min cold)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"

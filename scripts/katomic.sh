@@ -58,7 +58,7 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   one boot (ARCH-bench); writes results/report.{md,json,*.png}.
                   3 kernel builds (4 on arm64: llsc) and a boot per
                   architecture after 'run' of the matrix (ARCH-bench reuses
-                  ARCH's build): TIMEREPORT
+                  ARCH's build): 47 minutes cold on 2 cores
   configs         list the test matrix's configurations: ARCH and
                   ARCH-builtins of every architecture, then those in the
                   matrix column of scripts/arches.tsv; any other

@@ -231,7 +231,8 @@ def markdown(report):
           "and a ratio inside that range says nothing. A row \"ARCH, X for asm\" compares",
           "the builtins with the assembly built with the fragment X instead (arm64's llsc:",
           "CONFIG_ARM64_USE_LSE_ATOMICS=n, the LL/SC code alone, as the builtins are; the",
-          "`asm` build has LSE and carries both, the LL/SC path out of line).", ""]
+          "`asm` build has LSE and carries both: the LSE instruction, patched in at boot,",
+          "and the LL/SC loop after it in the same function).", ""]
     for arch, r in report.items():
         if r["headline"]["stock_differs"]:
             L.append(f"- {arch}: asm differs from stock in: "
@@ -377,11 +378,12 @@ def main():
     plot(report, results)
     for arch, r in report.items():
         h = r["headline"]
-        z = h["same_code_ratio_range"] or [0, 0]
+        z = h["same_code_ratio_range"]
         print(f"report: {arch}: fewer instructions: asm {h['insns_wins']['asm']}, builtins "
               f"{h['insns_wins']['builtins']}, same {h['insns_wins']['same']}; vmlinux text "
               f"{h['text_delta']:+d} bytes with the builtins; median time ratio asm/builtins "
-              f"{h['median_ratio_all']:.2f} (TCG; same-code control {z[0]:.2f} to {z[1]:.2f})")
+              f"{h['median_ratio_all']:.2f} (TCG; same-code control "
+              + (f"{z[0]:.2f} to {z[1]:.2f})" if z else "none: no loop is the same code)"))
     if old is not None:
         diff = compare(old, report)
         print("report: instruction counts and sizes " +
