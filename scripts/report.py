@@ -9,7 +9,10 @@ scripts/arches.tsv (its toolchain prefix and call mnemonics from there):
   WORK/probe/ARCH-VARIANT/atomic_probe.o  scripts/atomic_probe.c, one function
                                           per primitive, VARIANT being stock
                                           (Debian's tree, no series), asm or
-                                          builtins (the series, configured so)
+                                          builtins (the series, configured so),
+                                          or a fragment of the row's report
+                                          column (arm64: llsc, the assembly
+                                          built for LL/SC alone)
   WORK/build/report/ARCH-VARIANT/vmlinux  kunit/report.kunitconfig, no tests
   RESULTS/ARCH-bench.console.log          the atomic_bench_* suites: both
                                           implementations in one boot
