@@ -395,10 +395,66 @@ run_one() {
 	wait $pid || rc=$?
 	wait
 	[ -f "$bdir/test.log" ] && cp "$bdir/test.log" "$out.console.log"
-	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d}\n' \
+	local audit=false
+	if audited "$name"; then
+		audit=true
+		audit_one "$name" || true
+	fi
+	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s}\n' \
 		"$name" "$rc" $((SECONDS - t0)) "$(libatomic_symbols "$name" "$bdir")" \
-		> "$out.run.json"
+		"$audit" > "$out.run.json"
 	return 0
+}
+
+# Whether run audits CONFIG's machine code: not under a sanitizer, whose
+# calls hide what the code does, and not for -bench, the same build.
+audited() { [[ "-$1-" != *-kasan-* && "-$1-" != *-kcsan-* && "-$1-" != *-bench-* ]]; }
+
+# The machine-code audit of CONFIG's build (scripts/audit.py): the probe of
+# scripts/gen_audit_probe.sh on both implementations and scripts/worries.c
+# in its three flavours, compiled against the build with the kernel's flags.
+# Writes RESULTS/CONFIG.audit.{json,log}; fails when the audit does.
+audit_one() {
+	local name=$1 arch=${1%%-*} bdir dir=$WORK/audit/$1 out=$RESULTS/$1 f objs rc=0
+	bdir=$(build_dir "$name")
+	rm -f "$out".audit.*
+	[ -f "$bdir/.config" ] || { echo "audit: $name is not built" > "$out.audit.log"; return 1; }
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	sh "$REPO/scripts/gen_audit_probe.sh" "$TREE" "$dir/audit_probe.tsv" > "$dir/audit_probe.c"
+	cp "$REPO/scripts/worries.c" "$dir/"
+	for f in asm:ARCH builtins:BUILTINS; do
+		printf '#define ATOMIC_IMPL_%s\n#include "audit_probe.c"\n' "${f#*:}" > "$dir/audit_${f%%:*}.c"
+	done
+	for f in once builtins c11; do
+		printf '#define WORRY_%s\n#include "worries.c"\n' "${f^^}" > "$dir/worries_$f.c"
+	done
+	objs="audit_asm.o audit_builtins.o worries_once.o worries_builtins.o worries_c11.o"
+	echo "obj-m := $objs" > "$dir/Kbuild"
+	say "[$name] machine-code audit"
+	if ! make -s -C "$TREE" O="$bdir" M="$dir" ARCH="$(karch "$arch")" \
+	     CROSS_COMPILE="$(cross "$arch")" $objs > "$dir/build.log" 2>&1; then
+		{ echo "audit: the probes do not build against $name:"; tail -5 "$dir/build.log"; } > "$out.audit.log"
+		cat "$out.audit.log" >&2
+		return 1
+	fi
+	python3 "$REPO/scripts/audit.py" "$arch" "$dir" "$out.audit.json" > "$out.audit.log" 2>&1 || rc=$?
+	sed "s/^/katomic: [$name] /" "$out.audit.log"
+	return $rc
+}
+
+cmd_audit() {
+	[ $# -gt 0 ] || die "audit: name at least one configuration"
+	local c bad=0
+	for c in "$@"; do
+		config_args "$c" >/dev/null
+		audited "$c" || die "audit: $c is not audited (a sanitizer or -bench)"
+	done
+	cmd_tree
+	mkdir -p "$RESULTS"
+	python3 "$REPO/scripts/audit.py" --selftest || die "the audit's self-test failed"
+	for c in "$@"; do audit_one "$c" || bad=1; done
+	[ $bad -eq 0 ] || die "the machine-code audit failed (results/CONFIG.audit.log)"
 }
 
 cmd_run() {
@@ -408,6 +464,7 @@ cmd_run() {
 	cmd_deps
 	cmd_tree
 	mkdir -p "$RESULTS"
+	python3 "$REPO/scripts/audit.py" --selftest || die "the audit's self-test failed"
 	for c in "$@"; do run_one "$c"; done
 	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@"
 }
@@ -470,7 +527,7 @@ cmd_report() {
 }
 
 case ${1:-} in
-deps|tree|export|reset|check|configs|report) c=$1; shift; "cmd_$c" "$@" ;;
+deps|tree|export|reset|check|configs|report|audit) c=$1; shift; "cmd_$c" "$@" ;;
 run) shift; cmd_run "$@" ;;
 -h|--help|help|"") usage ;;
 *) usage >&2; exit 2 ;;

@@ -88,6 +88,41 @@ def smp_figures(log):
     return stress, litmus
 
 
+def audit_summary(results, name, expected):
+    """The machine-code audit of name (scripts/audit.py): its counts, and a
+    problem per failure, or because it did not run where it should have."""
+    path = results / f"{name}.audit.json"
+    if not expected:
+        return {"problems": []}
+    if not path.exists():
+        return {"problems": ["the machine-code audit did not run: "
+                             + " | ".join(tail(results / f"{name}.audit.log", 4))]}
+    a = json.loads(path.read_text())
+    out = {"problems": []}
+    for impl in ("asm", "builtins"):
+        rows = [r for r in a["ordering"] if r["impl"] == impl and r["verdict"] != "absent"]
+        out[impl] = {v: sum(1 for r in rows if r["verdict"] == v) for v in ("pass", "cost", "fail")}
+        if not rows:
+            out["problems"].append(f"the audit checked no {impl} function")
+        out["problems"] += [f"audit: {impl} {r['primitive']}: {'; '.join(r['reasons'])}"
+                            for r in rows if r["verdict"] == "fail"]
+    worries = a["worries"]
+    # A guaranteed case must be kept; a canary, a documented programmer's
+    # fault, is what compilers do transform: it shows the checker sees it.
+    out["guaranteed_kept"] = sum(1 for w in worries if w["class"] == "guaranteed"
+                                 and w["verdict"] == "pass")
+    out["canaries_transformed"] = sum(1 for w in worries if w["class"] == "canary"
+                                      and w["verdict"] == "fail")
+    out["worries_total"] = {c: sum(1 for w in worries if w["class"] == c)
+                            for c in ("guaranteed", "canary")}
+    if not worries:
+        out["problems"].append("the audit checked none of the compiler worries")
+    out["problems"] += [f"audit: {w['case']} ({w['flavour']}), which the kernel guarantees: "
+                        f"{'; '.join(w['reasons'])}" for w in worries
+                        if w["class"] == "guaranteed" and w["verdict"] == "fail"]
+    return out
+
+
 def summarise(results, name):
     run = json.loads((results / f"{name}.run.json").read_text())
     console = results / f"{name}.console.log"
@@ -132,6 +167,8 @@ def summarise(results, name):
         problems.append(f"{len(bad)} failed: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""))
     if run["rc"] not in (0, 124, 137) and not problems:
         problems.append(f"kunit.py exited {run['rc']}: " + " | ".join(tail(results / f"{name}.kunit.log", 4)))
+    audit = audit_summary(results, name, run.get("audit", False))
+    problems += audit.pop("problems")
     stress, litmus = smp_figures(log)
     notes = []
     if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
@@ -153,6 +190,7 @@ def summarise(results, name):
         "litmus_runs": sum(t["runs"] for t in litmus),
         "litmus_forbidden_seen": sum(t["exists_seen"] for t in litmus if t["never"]),
         "litmus": litmus,
+        "audit": audit,
     }
 
 
@@ -170,6 +208,16 @@ def main():
     for r in rows:
         lines.append(f"| {r['config']} | {sum(r['stress_operations'].values())} | "
                      f"{r['stress_failed']} | {r['litmus_runs']} | {r['litmus_forbidden_seen']} |")
+    audited = [r for r in rows if "asm" in r["audit"]]
+    if audited:
+        lines += ["", "| config | audit: asm pass / needless barrier / fail | builtins |"
+                  " compiler worries kept | canaries transformed |", "|---|---|---|---:|---:|"]
+        for r in audited:
+            a = r["audit"]
+            lines.append(f"| {r['config']} | " + " | ".join(
+                f"{a[i]['pass']} / {a[i]['cost']} / {a[i]['fail']}" for i in ("asm", "builtins"))
+                + f" | {a['guaranteed_kept']} of {a['worries_total']['guaranteed']} | "
+                f"{a['canaries_transformed']} of {a['worries_total']['canary']} |")
     for r in rows:
         for p in r["problems"]:
             lines.append(f"\n- {r['config']}: {p}")

@@ -1,0 +1,985 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Machine-code audit: does the compiled code give the ordering the kernel
+requires, and does the compiler leave the kernel's shared accesses alone?
+
+usage: audit.py ARCH DIR OUT.json     check the objects 'katomic.sh audit' built
+       audit.py --selftest [ARCH...]  every rule must flag its violating input
+
+DIR holds, compiled against one configured build with the kernel's flags:
+  audit_{asm,builtins}.o  scripts/gen_audit_probe.sh's probe (one function
+                          per primitive, from atomics.tbl and the raw_
+                          xchg/cmpxchg family) on each implementation, and
+                          audit_probe.tsv, its manifest: function, primitive,
+                          the ordering Documentation/atomic_t.txt requires,
+                          whether a failed op may skip the access;
+  worries_{once,builtins,c11}.o  scripts/worries.c in each flavour, checked
+                          against the rules of scripts/worries.tsv.
+
+Ordering, per function and path through its control-flow graph (an
+instruction-level graph from objdump -dr; arm64's patchable branches from
+.altinstructions count both ways), with the architecture's rules below:
+  full     every path that performs the access has, before it, the order
+           the architecture needs there, and after it a full barrier or an
+           access that is one; TSO architectures order the RMW after
+           earlier accesses by themselves;
+  acquire  the load of the access is an acquire, or a full barrier follows;
+  release  the store of the access is a release, or a full barrier precedes;
+  relaxed  nothing; a barrier it carries is reported as a cost.
+A failed conditional op (a path without the store) may be unordered, and an
+LL/SC store counts as performed only on its status check's success edge.
+Every unconditional op must perform its access on every path, so a probe
+that compiled to nothing fails too.
+"""
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# Per architecture, as data. RMW: one-instruction atomic read-modify-writes;
+# FULL: instructions that are full barriers (atomic ones and fences); ACQ,
+# REL: the acquire and release forms (arm64); FENCE: barrier instructions that
+# access no memory; LX/SX: load- and store-exclusive.
+LSE_OPS = r"(?:ld(?:add|clr|eor|set|smax|smin|umax|umin)|st(?:add|clr|eor|set|smax|smin|umax|umin)|swp|casp?)"
+ARCH = {
+    "s390x": {
+        "model": "tso",
+        # Compare and swap serialises the CPU (Principles of Operation);
+        # the interlocked-access facility's LOAD AND ADD family does not.
+        # BCR 14,0 and BCR 15,0 (objdump: bnor %r0, br %r0) serialise.
+        "rmw": r"cs|csy|csg|cds|cdsy|cdsg|laa|laag|laal|laalg|lan|lang|lao|laog|lax|laxg|asi|agsi|alsi|algsi",
+        "full": r"cs|csy|csg|cds|cdsy|cdsg|bnor %r0|br %r0",
+        "fence": r"bnor %r0|br %r0",
+        "acq": None, "rel": None, "lx": None, "sx": None,
+        "ret": r"br %r14",
+        "jump": r"j|jg|brul?",
+        "call": r"brasl?|basr?",
+        "branch": r"j\w*|br\w*|c\w*j\w*|bras\w*|bc|bcr",
+        "stack": {"r15"},
+        "noaccess": r"la|lay|larl|pfd|pfdrl|(?:sl|sr)(?:l|a|dl|da)(?:g|k)?|rllg?",
+        "store": r"st\w*|mv\w*",
+    },
+    "x86_64": {
+        "model": "tso",
+        # A LOCK-prefixed instruction and XCHG with memory are full barriers.
+        "rmw": r"lock \w+|xchg[bwlq]?",
+        "full": r"lock \w+|xchg[bwlq]?|mfence",
+        "fence": r"mfence",
+        "acq": None, "rel": None, "lx": None, "sx": None,
+        "ret": r"ret[q]?",
+        "jump": r"jmp[q]?",
+        "call": r"call[q]?",
+        "branch": r"j\w*|call\w*",
+        "stack": {"sp", "bp"},
+        "noaccess": r"lea[lq]?|nop\w*|prefetch\w*|clflush\w*",
+        "store": None,     # AT&T: the destination is the last operand
+    },
+    "arm64": {
+        "model": "weak",
+        # DMB ISH (and SY, DSB) are full barriers; so are the LSE AL forms,
+        # as the kernel uses them. LDXR/STXR are not.
+        "rmw": LSE_OPS + r"(?:a|al|l)?[bh]?",
+        "full": r"dmb ish|dmb sy|dsb \w+|" + LSE_OPS + r"al[bh]?",
+        "fence": r"dmb \w+|dsb \w+",
+        "acq": r"ldaxr[bh]?|ldaxp|ldar[bh]?|ldapur?[bh]?|" + LSE_OPS + r"a[bh]?|dmb ishld",
+        "rel": r"stlxr[bh]?|stlxp|stlr[bh]?|stlur[bh]?|" + LSE_OPS + r"l[bh]?",
+        "lx": r"ld[a]?xr[bh]?|ld[a]?xp",
+        "sx": r"st[l]?xr[bh]?|st[l]?xp",
+        "ret": r"ret",
+        "jump": r"b",
+        "call": r"blr?",
+        "branch": r"b|b\.\w+|blr?|cbn?z|tbn?z",
+        "stack": {"sp", "r29"},
+        "noaccess": r"prfm|prfum|adrp?|add",
+        "store": r"st\w*",
+    },
+}
+for _a in ARCH.values():
+    for _k in ("rmw", "full", "fence", "acq", "rel", "lx", "sx", "ret", "jump",
+               "call", "branch", "noaccess", "store"):
+        if _a[_k]:
+            _a[_k] = re.compile(rf"(?:{_a[_k]})")
+
+
+class Insn:
+    def __init__(self, addr, mnem, ops):
+        self.addr, self.mnem, self.ops = addr, mnem, ops
+        self.args = split_args(ops)
+        self.text = f"{mnem} {ops}".strip()
+        self.relocs = []          # (offset of the field, type, symbol, addend)
+        self.target = None        # branch target inside the function
+        self.extern = None        # symbol outside it (call or tail jump)
+        self.jump = None          # the address a branch names
+
+    def __repr__(self):
+        return f"{self.addr:x}: {self.text}"
+
+
+def split_args(ops):
+    """Operands, split at the commas outside parentheses and brackets."""
+    out, depth, cur = [], 0, ""
+    for ch in ops:
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur.strip()] if cur.strip() else out
+
+
+LINE = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
+RELOC = re.compile(r"^\s*([0-9a-f]+): (R_\w+)\s+(\S+?)(?:([+-]0x[0-9a-f]+))?$")
+HEAD = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+TARGET = re.compile(r"\b([0-9a-f]+) <([^>+]+)(?:\+0x[0-9a-f]+)?>")
+
+
+def parse(text):
+    """{function: [Insn]} from objdump -dr --no-show-raw-insn."""
+    funcs, name, last = {}, None, None
+    for line in text.splitlines():
+        m = HEAD.match(line)
+        if m:
+            name, last = m.group(1), None
+            funcs[name] = []
+            continue
+        m = RELOC.match(line)
+        if m and last is not None:
+            add = int(m.group(4), 16) if m.group(4) else 0
+            last.relocs.append((int(m.group(1), 16), m.group(2), m.group(3), add))
+            continue
+        m = LINE.match(line)
+        if m and name:
+            mnem, ops = m.group(2), m.group(3)
+            if mnem == "lock":      # x86: the prefix is part of the mnemonic
+                mnem, _, ops = ("lock " + ops).partition(" ")[2].partition(" ")
+                mnem = "lock " + mnem
+            # objdump's comments: x86 "# addr <sym>", arm64 "// ..."
+            ops = re.sub(r"\s+(# |//).*$", "", ops).strip()
+            last = Insn(int(m.group(1), 16), mnem, ops)
+            funcs[name].append(last)
+    for name, insns in funcs.items():
+        for i in insns:
+            t = TARGET.search(i.ops)
+            i.jump = int(t.group(1), 16) if t else None
+            if t and t.group(2) == name:
+                i.target = int(t.group(1), 16)
+            elif t:
+                i.extern = t.group(2)
+            if i.relocs and re.match(r"R_\w+_(PLT32|PC32DBL|PLT32DBL|CALL26|JUMP26|PC32)$",
+                                     i.relocs[0][1]) and (t or i.mnem in ("call", "jmp")):
+                i.extern, i.target = i.relocs[0][2], None
+    return {n: i for n, i in funcs.items() if i}
+
+
+def matches(rx, i):
+    return bool(rx) and bool(rx.fullmatch(i.mnem) or rx.fullmatch(i.text))
+
+
+def run(*cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
+def disassemble(prefix, obj):
+    """({function: [Insn]}, {address: Insn} of all of .text): each function
+    cut at its symbol's size, so that what follows it (padding, arm64's
+    alternative replacements in .text's subsection 1) is not its code."""
+    text = parse(run(prefix + "objdump", "-dr", "--no-show-raw-insn", "-j", ".text", obj))
+    size = {}
+    for line in run(prefix + "nm", "-S", obj).splitlines():
+        f = line.split()
+        if len(f) == 4:
+            size[f[3]] = (int(f[0], 16), int(f[1], 16))
+    every = {i.addr: i for insns in text.values() for i in insns}
+    funcs = {}
+    for name, insns in text.items():
+        start, n = size.get(name, (insns[0].addr, 1 << 30))
+        funcs[name] = [i for i in insns if start <= i.addr < start + n]
+    return funcs, every
+
+
+def alternatives(prefix, obj, every):
+    """arm64's .altinstructions: [(site, length, replacement [Insn] or None)],
+    None for a callback other than alt_cb_patch_nops (not applied); the
+    replacements are in .text (every: its instructions by address)."""
+    sections = run(prefix + "objdump", "-h", obj)
+    if ".altinstructions" not in sections:
+        return []
+    with tempfile.NamedTemporaryFile() as raw:
+        run(prefix + "objcopy", "-O", "binary", "--only-section=.altinstructions",
+            obj, raw.name)
+        data = Path(raw.name).read_bytes()
+    relocs = {}
+    for line in run(prefix + "objdump", "-r", "-j", ".altinstructions", obj).splitlines():
+        f = line.split()
+        if len(f) == 3 and re.fullmatch(r"[0-9a-f]+", f[0]):
+            sym, _, add = f[2].partition("+")
+            relocs[int(f[0], 16)] = (sym, int(add or "0", 16))
+    out = []
+    for entry in range(0, len(data) - 11, 12):
+        site, alt = relocs.get(entry), relocs.get(entry + 4)
+        orig_len, alt_len = data[entry + 10], data[entry + 11]
+        if not site or site[0] != ".text" or not alt:
+            continue
+        if alt[0] == ".text":
+            new = [every[a] for a in range(alt[1], alt[1] + alt_len, 4) if a in every]
+        elif alt[0] == "alt_cb_patch_nops":
+            new = [Insn(0, "nop", "") for _ in range(orig_len // 4)]
+        else:
+            new = None
+        out.append((site[1], orig_len, new))
+    return out
+
+
+def patched(insns, alts):
+    """insns with every alternative in its range applied (arm64: 4-byte
+    instructions), or None when none is there; unapplied ones are noted."""
+    lo, hi = insns[0].addr, insns[-1].addr
+    mine = [a for a in alts if lo <= a[0] <= hi]
+    if not mine:
+        return None, []
+    out, notes = list(insns), []
+    for site, length, new in mine:
+        if new is None:
+            notes.append(f"alternative at {site:x} has a callback: not applied")
+            continue
+        for k, i in enumerate(out):
+            if i.addr == site:
+                moved = []
+                for n, r in enumerate(new):
+                    c = Insn(site + 4 * n, r.mnem, r.ops)
+                    c.relocs, c.jump = r.relocs, r.jump
+                    c.target = r.jump if r.jump is not None and lo <= r.jump <= hi else None
+                    c.extern = r.extern if c.target is None else None
+                    moved.append(c)
+                out[k:k + length // 4] = moved
+                break
+    return out, notes
+
+
+def reg(arg):
+    """A register under one name (arm64 w0/x0: r0; x86 %eax/%rax: a; s390
+    %r2: r2), or None."""
+    a = arg.strip().lstrip("%").rstrip("!")
+    if re.fullmatch(r"[wx]\d+", a):
+        return "r" + a[1:]
+    if re.fullmatch(r"r\d+[dwb]?", a):
+        return a.rstrip("dwb")
+    if a in ("sp", "wsp", "xzr", "wzr"):
+        return a.lstrip("wx") if a.endswith("sp") else "zr"
+    m = re.fullmatch(r"[re]?([abcd])x|([abcd])[lh]|[re]?(si|di|bp|sp|ip)l?", a)
+    return next(g for g in m.groups() if g) if m else None
+
+
+S390_WIDTH = {1: "llc llgc lb lgb stc stcy ic icy mvi cli cliy tm llcrl",
+              2: "lh lhy llh llgh lgh sth sthy ch chy mvhhi lhrl llhrl llghrl lghrl sthrl chrl",
+              8: "lg stg ltg cg clg csg csy mvghi lgrl stgrl laag lang laog laxg laalg agsi "
+                 "algsi cgrl clgrl ag sg ng og xg alg slg cghsi clghsi cds cdsy",
+              16: "cdsg lpq stpq"}
+S390_WIDTH = {m: w for w, ms in S390_WIDTH.items() for m in ms.split()}
+
+
+def width(arch, i, memarg):
+    if arch == "s390x":
+        return S390_WIDTH.get(i.mnem, 4)
+    if arch == "arm64":
+        m = re.search(r"(?:x|r|[a-z])(sb|sh|sw|b|h)$", i.mnem.split()[0])
+        if m and not i.mnem.startswith(("ldp", "stp", "ldxp", "stxp", "ldaxp", "stlxp")):
+            return {"sb": 1, "b": 1, "sh": 2, "h": 2, "sw": 4}[m.group(1)]
+        data = i.args[1] if matches(ARCH[arch]["sx"], i) else i.args[0]
+        n = {"w": 4, "x": 8, "q": 16, "b": 1, "h": 2, "s": 4, "d": 8}.get(data[:1], 8)
+        return 2 * n if re.match(r"(ld|st)[a-z]*p$", i.mnem) or "casp" in i.mnem else n
+    mn = i.mnem.split()[-1]
+    m = re.fullmatch(r"mov[sz]([bw])[wlq]", mn)
+    if m:
+        return {"b": 1, "w": 2}[m.group(1)]
+    if mn.startswith("cmpxchg16b"):
+        return 16
+    r = next((a[1:] for a in i.args if a.startswith("%")), None)
+    if r:
+        m = re.fullmatch(r"r\d+([dwb]?)", r)
+        if m:
+            return {"": 8, "d": 4, "w": 2, "b": 1}[m.group(1)]
+        return 8 if r[0] == "r" else 4 if r[0] == "e" else \
+            1 if r[-1] in "lh" and r not in ("si", "di") else 2
+    m = re.search(r"([bwlq])$", mn)
+    return {"b": 1, "w": 2, "l": 4, "q": 8}[m.group(1)] if m else 0
+
+
+class Access:
+    """A memory access of one instruction: kind is load, store, rmw (an
+    atomic read-modify-write), lx or sx (exclusive load or store)."""
+
+    def __init__(self, kind, width, loc, stack):
+        self.kind, self.width, self.loc, self.stack = kind, width, loc, stack
+
+    def __repr__(self):
+        return f"{self.kind}{self.width}@{self.loc}"
+
+
+def accesses(arch, insns):
+    """Annotate each Insn with .acc (an Access or None) and .dest (the
+    registers it writes); locations of globals are (symbol, offset), from
+    relocations and the registers address-forming instructions load."""
+    A, held = ARCH[arch], {}
+    for n, i in enumerate(insns):
+        i.acc, i.dest = None, dests(arch, i)
+        nxt = insns[n + 1].addr if n + 1 < len(insns) else i.addr + 4
+        rel = next(((s, a, off) for off, t, s, a in i.relocs
+                    if not re.search(r"PLT|CALL|JUMP", t)), None)
+        loc = None
+        if rel:
+            s, a, off = rel
+            # PC-relative fields: x86 counts from the next instruction, s390
+            # from this one; arm64's and absolute addends are the offset.
+            if arch == "x86_64" and re.search(r"PC32$", i.relocs[0][1]):
+                a += nxt - off
+            elif arch == "s390x" and re.search(r"DBL|GOTENT", i.relocs[0][1]):
+                a += i.addr - off
+            loc = (s, a)
+        memarg = next((a for a in i.args if is_mem(arch, a, i)), None)
+        forms_addr = (arch == "s390x" and i.mnem == "larl") or \
+            (arch == "arm64" and i.mnem in ("adrp", "add", "adr") and loc) or \
+            (arch == "x86_64" and loc and (i.mnem.startswith("lea") or
+                                           i.args[0].startswith("$")))
+        # s390 modules are -fPIC: LGRL loads a global's address from the GOT.
+        forms_addr = forms_addr or (arch == "s390x" and i.mnem == "lgrl" and
+                                    i.relocs and "GOT" in i.relocs[0][1])
+        if forms_addr and i.dest:
+            held[i.dest[0]] = loc
+            continue
+        # An offset added to a held address (arm64 ADD #imm, s390 LA/AGHI).
+        m = re.fullmatch(r"(?:add|la|aghi|aghik)", i.mnem) and i.dest and \
+            next((a for a in i.args[1:] if reg(a.split("(")[-1].rstrip(")")) in held), None)
+        if m and i.dest:
+            src = reg(m.split("(")[-1].rstrip(")"))
+            imm = re.search(r"#?(-?(?:0x)?[0-9a-f]+)", i.args[-1] if arch == "arm64"
+                            else (i.args[-1] if i.mnem.startswith("agh") else i.args[1]))
+            if imm and (arch != "arm64" or i.args[-1].startswith("#")):
+                held[i.dest[0]] = (held[src][0], held[src][1] + int(imm.group(1), 0))
+                continue
+        if memarg is not None and not matches(A["noaccess"], i):
+            base = mem_base(arch, memarg)
+            if loc is None and base in held:
+                loc = (held[base][0], held[base][1] + disp(arch, memarg))
+            i.acc = Access(access_kind(arch, i, memarg), width(arch, i, memarg), loc,
+                           base in A["stack"] and loc is None)
+        for d in i.dest:
+            held.pop(d, None)
+    return insns
+
+
+def is_mem(arch, a, i):
+    if arch == "arm64":
+        return a.startswith("[")
+    if arch == "s390x":
+        return bool(re.fullmatch(r"-?\d+\((%r\d+,)?%r\d+\)", a)) or \
+            (i.mnem.endswith("rl") and i.mnem not in ("larl", "exrl", "pfdrl") and
+             a is i.args[-1] and bool(i.relocs))
+    if i.target is not None or i.extern or matches(ARCH[arch]["call"], i) or \
+            matches(ARCH[arch]["jump"], i) or i.mnem.startswith("j"):
+        return False
+    return not a.startswith(("$", "%")) and bool(a)
+
+
+def mem_base(arch, a):
+    if arch == "arm64":
+        return reg(a.strip("[]!").split(",")[0])
+    m = re.search(r"\(([^)]*)\)", a)
+    if not m:
+        return None
+    parts = [p for p in m.group(1).split(",")]
+    return reg(parts[-1] if arch == "s390x" else parts[0]) if parts[0] or arch == "s390x" else None
+
+
+def disp(arch, a):
+    m = re.search(r"#(-?(?:0x)?[0-9a-f]+)\]", a) if arch == "arm64" else \
+        re.match(r"(-?(?:0x)?[0-9a-f]+)\(", a)
+    return int(m.group(1), 0) if m else 0
+
+
+def access_kind(arch, i, memarg):
+    A = ARCH[arch]
+    if matches(A["rmw"], i):
+        return "rmw"
+    if matches(A["lx"], i):
+        return "lx"
+    if matches(A["sx"], i):
+        return "sx"
+    if arch == "x86_64":
+        mn = i.mnem
+        if mn.startswith(("cmp", "test", "push")) or memarg is not i.args[-1]:
+            return "load"
+        return "store" if mn.startswith("mov") else "update"
+    return "store" if matches(A["store"], i) else "load"
+
+
+def dests(arch, i):
+    """The registers i writes (a best effort: the first operand, or the
+    last on x86, unless the instruction only reads its operands)."""
+    if not i.args:
+        return []
+    mn = i.mnem.split()[-1]
+    if arch == "x86_64":
+        if mn.startswith(("cmp", "test", "push", "j", "call", "ret")):
+            return []
+        out = [reg(i.args[-1])] if i.args[-1].startswith("%") else []
+        if mn.startswith(("xchg", "xadd", "cmpxchg")):
+            out += [reg(a) for a in i.args if a.startswith("%")] + ["a"]
+        return [r for r in out if r]
+    if arch == "s390x":
+        if re.match(r"(st|mv|c|tm|j|b|br|bn|pfd|n[iy]|o[iy]|x[iy]$)", mn) and \
+                not mn.startswith(("cs", "cds")):
+            return []
+        return [r for r in [reg(i.args[0])] if r]
+    if re.match(r"(cmp|cmn|tst|b|cb|tb|prfm|ret)", mn) or \
+            (mn.startswith("st") and not matches(ARCH[arch]["sx"], i)
+             and not matches(ARCH[arch]["rmw"], i)):
+        return []
+    out = [reg(i.args[0])]
+    if mn.startswith("ldp") or mn.startswith("ldxp") or mn.startswith("ldaxp"):
+        out.append(reg(i.args[1]))
+    if mn.startswith("cas"):
+        out = [reg(i.args[0])]
+    return [r for r in out if r]
+
+
+EXIT = -1
+FLAG_SETTERS = re.compile(r"cmp|cmn|tst|ccmp|ccmn|(?:add|sub|and|bic|neg|adc|sbc|ngc)s")
+INVERSE = dict(zip("eq ne cs cc hs lo mi pl vs vc hi ls ge lt gt le".split(),
+                   "ne eq cc cs lo hs pl mi vc vs ls hi lt ge le gt".split()))
+RETURN_THUNKS = re.compile(r"__x86_return_thunk|__s390_indirect_jump_r14")
+TRAPS = re.compile(r"ud2|int3|brk|udf|hlt|mc")
+
+
+class Func:
+    """One function's instructions and control-flow graph."""
+
+    def __init__(self, arch, name, insns):
+        self.arch, self.name, self.A = arch, name, ARCH[arch]
+        for i in insns:         # s390's LARL and LRL show a <target> too
+            if not self.A["branch"].fullmatch(i.mnem):
+                i.target = i.extern = None
+        self.insns = accesses(arch, insns)
+        self.at = {i.addr: k for k, i in enumerate(self.insns)}
+        self.calls = sorted({i.extern or i.ops for i in self.insns
+                             if (matches(self.A["call"], i) or i.extern) and
+                             not RETURN_THUNKS.fullmatch(i.extern or "")})
+
+    def succ(self, k):
+        i, A = self.insns[k], self.A
+        if matches(A["ret"], i) or RETURN_THUNKS.fullmatch(i.extern or ""):
+            return [EXIT]
+        if matches(A["call"], i):
+            return [k + 1] if k + 1 < len(self.insns) else []
+        if i.extern:                    # a tail call
+            return [EXIT]
+        if TRAPS.fullmatch(i.mnem):
+            return []
+        nxt = [k + 1] if k + 1 < len(self.insns) else []
+        if i.target is not None:
+            t = [self.at[i.target]] if i.target in self.at else []
+            return t if matches(A["jump"], i) else t + nxt
+        return nxt
+
+    def find(self, starts, goal=EXIT, stop=lambda k: False, prune=()):
+        """A path from starts to goal that enters no node where stop holds,
+        as a list of nodes, or None; prune: (node, successor) edges not
+        taken."""
+        parent, todo = {}, []
+        for s in starts:
+            if s not in parent and not (s != goal and s != EXIT and stop(s)):
+                parent[s] = None
+                todo.append(s)
+        while todo:
+            k = todo.pop()
+            if k == goal:
+                path = [k]
+                while parent[path[-1]] is not None:
+                    path.append(parent[path[-1]])
+                return path[::-1]
+            if k == EXIT:
+                continue
+            for s in self.succ(k):
+                if (k, s) in prune or s in parent or \
+                        (s != goal and s != EXIT and stop(s)):
+                    continue
+                parent[s] = k
+                todo.append(s)
+        return None
+
+    def show(self, path):
+        return " ".join("ret" if k == EXIT else f"{self.insns[k].addr:x}" for k in path)
+
+    def status_check(self, k):
+        """For a store-exclusive at k: (its success edges, its failure
+        edges), from the CBNZ/CBZ that tests its status register."""
+        st = reg(self.insns[k].args[0])
+        for j in range(k + 1, len(self.insns)):
+            i = self.insns[j]
+            if i.mnem in ("cbnz", "cbz") and reg(i.args[0]) == st:
+                taken = self.at.get(i.target)
+                ok, bad = (j + 1, taken) if i.mnem == "cbnz" else (taken, j + 1)
+                return {(j, ok)}, {(j, bad)}
+        return set(), set()
+
+    def is_(self, what, k):
+        return matches(self.A[what], self.insns[k])
+
+
+def check_ordering(f, order, conditional, primitive):
+    """(problems, costs) of f, which implements primitive with the given
+    order (full, acquire, release, relaxed)."""
+    I, problems, costs = f.insns, [], []
+    if f.calls:
+        problems.append(f"calls {', '.join(f.calls)}: the audit cannot see inside")
+    kind = "load" if re.search(r"_read(_acquire)?$", primitive) else \
+        "store" if re.search(r"_set(_release)?$", primitive) else None
+    acc = [k for k, i in enumerate(I) if i.acc and not i.acc.stack and
+           (i.acc.kind == kind if kind else i.acc.kind in ("rmw", "sx"))]
+    what = kind or "atomic read-modify-write"
+    # Where an access is performed: a store-exclusive, on its success edge.
+    # A store-exclusive is performed on its status check's success edge.
+    performed = {}
+    for k in acc:
+        if I[k].acc.kind == "sx":
+            performed.update({e: k for e in f.status_check(k)[0]})
+    if not acc:
+        problems.append(f"performs no {what}")
+    elif not conditional:
+        path = f.find([0], stop=lambda k: k in acc and I[k].acc.kind != "sx",
+                      prune=set(performed))
+        if path:
+            problems.append(f"a path performs no {what}: {f.show(path)}")
+    weak = f.A["model"] == "weak"
+    full = lambda k: f.is_("full", k)
+    # The barrier after: walk every path from the entry, remembering an
+    # access still waiting for it, and (arm64) what earlier flag tests
+    # decided, so that a repeated b.ne after an LL/SC loop is not taken as
+    # an escape past the DMB.
+    def load_half(k):
+        if I[k].acc.kind != "sx":
+            return k
+        return next((j for j in range(k - 1, -1, -1) if I[j].acc and I[j].acc.kind == "lx"), k)
+
+    def waits(k):
+        """What the access at k leaves waiting: (for a full barrier, for an
+        acquire)."""
+        return (k if order == "full" and not full(k) else None,
+                k if weak and order == "acquire" and not full(load_half(k)) and
+                not f.is_("acq", load_half(k)) else None)
+
+    start = (0, None, (), None, None)
+    parent, todo, found = {start: None}, [start], {}
+    while todo:
+        state = todo.pop()
+        k, setter, known, pf, pa = state
+        if k == EXIT:
+            for why, w in (("full barrier", pf), ("acquire or full barrier", pa)):
+                if w is not None and (why, w) not in found:
+                    path, st = [], state
+                    while st:
+                        path.append(st[0])
+                        st = parent[st]
+                    found[(why, w)] = (f"no {why} after '{I[w].text}' at {I[w].addr:x}: "
+                                       f"{f.show(path[::-1])}")
+            continue
+        if full(k):
+            pf = pa = None
+        elif f.is_("acq", k) and not I[k].acc:
+            pa = None
+        if k in acc and I[k].acc.kind != "sx":
+            nf, na = waits(k)
+            pf, pa = nf if nf is not None else pf, na if na is not None else pa
+        cond = None
+        if f.arch == "arm64" and FLAG_SETTERS.fullmatch(I[k].mnem):
+            setter, known = k, ()
+        elif f.arch == "arm64" and I[k].mnem.startswith("b.") and I[k].target is not None:
+            cond = I[k].mnem[2:]
+        for s_ in f.succ(k):
+            nk, nf, na = known, pf, pa
+            if cond:
+                taken = s_ == f.at.get(I[k].target) and s_ != k + 1
+                want = dict(known).get(cond, None)
+                if want is None and INVERSE.get(cond) in dict(known):
+                    want = not dict(known)[INVERSE[cond]]
+                if want is not None and want != taken:
+                    continue
+                nk = known + ((cond, taken),)
+            if (k, s_) in performed:
+                wf, wa = waits(performed[(k, s_)])
+                nf, na = wf if wf is not None else nf, wa if wa is not None else na
+            nxt = (s_, setter, nk, nf, na)
+            if nxt not in parent:
+                parent[nxt] = state
+                todo.append(nxt)
+    problems += list(found.values())
+    for k in acc:
+        here = f"'{I[k].text}' at {I[k].addr:x}"
+        if weak and order in ("full", "release") and not full(k) and not f.is_("rel", k):
+            path = f.find([0], goal=k, stop=full)
+            if path:
+                problems.append(f"no release or full barrier before {here}: {f.show(path)}")
+    if order != "full":
+        fences = sorted({i.text for i in I if matches(f.A["fence"], i)})
+        forms = sorted({i.mnem for k, i in enumerate(I) if k in acc or
+                        (i.acc and i.acc.kind == "lx")
+                        if weak and order == "relaxed" and
+                        (f.is_("acq", k) or f.is_("rel", k) or full(k))})
+        if fences or forms:
+            costs.append(f"{order} but carries {', '.join(fences + forms)}")
+    return problems, costs
+
+
+
+# The article's worries (scripts/worries.c, scripts/worries.tsv): each rule
+# is a fact about the accesses to named locations on the paths of a function.
+FLAG_READERS = {"x86_64": r"cmov\w+|set\w+|adc\w*|sbb\w*",
+                "arm64": r"cs\w+|cset\w*|cinc|cinv|cneg|ccm[pn]|adc\w*|sbc\w*",
+                "s390x": r"loc\w*|ipm|alc\w*|slb\w*|sel\w*"}
+MOVES = {"x86_64": r"mov\w*|lea\w*|pop\w*",
+         "arm64": r"mov\w*|ld\w+|adrp?",
+         "s390x": r"l|lg|lgf|llgf|lr|lgr|lgfr|llgfr|lhi|lghi|lgfi|llc|llgc|llh|llgh|lh|lgh|larl|lrl|lgrl|ly|la|lay|llill|llilf|iihf|iilf"}
+
+
+def conditional_branch(f, k):
+    i = f.insns[k]
+    return i.target is not None and not f.is_("jump", k)
+
+
+def taint(f, sources):
+    """Per instruction index, the registers (and 'cc', the flags) holding a
+    value derived from what the instructions at sources loaded; linear,
+    which is exact for the straight-line cases worries.c holds."""
+    bad, out = set(), []
+    readers = re.compile(f"(?:{FLAG_READERS[f.arch]})")
+    moves = re.compile(f"(?:{MOVES[f.arch]})")
+    for k, i in enumerate(f.insns):
+        out.append(set(bad))
+        regs = {reg(x) for a in i.args for x in re.split(r"[(),\[\]\s#]+", a) if reg(x)}
+        srcs = regs - set(i.dest) if moves.fullmatch(i.mnem) else regs
+        if i.acc and i.acc.kind == "load":
+            srcs = set()      # an address register is not the loaded value
+        hit = bool(srcs & bad) or (readers.fullmatch(i.mnem) and "cc" in bad) or k in sources
+        for d in i.dest:
+            (bad.add if hit else bad.discard)(d)
+        if hit and not moves.fullmatch(i.mnem) and i.target is None:
+            bad.add("cc")
+        elif not moves.fullmatch(i.mnem) and i.target is None and regs and not i.acc:
+            bad.discard("cc")
+    return out
+
+
+def paths(f, limit=4000):
+    """The simple paths from entry to return, as lists of nodes."""
+    out, stack = [], [(0, [0])]
+    while stack and len(out) < limit:
+        k, path = stack.pop()
+        for s in f.succ(k):
+            if s == EXIT:
+                out.append(path)
+            elif s not in path:
+                stack.append((s, path + [s]))
+    return out
+
+
+def at(f, k, name):
+    """Whether the access at k is to the location name ('sym' or 'sym+off')."""
+    a = f.insns[k].acc
+    if not a or not a.loc:
+        return False
+    sym, _, off = name.partition("+")
+    return a.loc[0] == sym and (not off or a.loc[1] == int(off, 0))
+
+
+def loads(f, k, x):
+    return at(f, k, x) and f.insns[k].acc.kind in ("load", "update", "rmw", "lx")
+
+
+def stores(f, k, x):
+    return at(f, k, x) and f.insns[k].acc.kind in ("store", "update", "rmw", "sx")
+
+
+def check_rule(f, rule):
+    """None when f keeps rule, else what it does instead."""
+    m = re.fullmatch(r"(\w+)\(([^)]*)\)\s*(<=|=)?\s*(\d+)?", rule.strip())
+    if not m:
+        return f"unknown rule '{rule}'"
+    name, args, cmp, n = m.group(1), [a.strip() for a in m.group(2).split(",")], \
+        m.group(3), int(m.group(4) or 0)
+    every = paths(f)
+    if not every:
+        return "no path returns"
+    if name in ("loads", "stores") and args[0].startswith("*"):
+        # *X+off: the location at the value loaded from X, plus off.
+        x, _, off = args[0][1:].partition("+")
+        t = taint(f, {k for k in range(len(f.insns)) if loads(f, k, x)})
+
+        def pick(f, k, _):
+            i = f.insns[k]
+            if not i.acc or i.acc.loc or i.acc.stack or \
+                    (i.acc.kind == "store") != (name == "stores"):
+                return False
+            m = next(a for a in i.args if is_mem(f.arch, a, i))
+            return mem_base(f.arch, m) in t[k] and disp(f.arch, m) == int(off or "0", 0)
+    elif name in ("loads", "stores"):
+        pick = loads if name == "loads" else stores
+    if name in ("loads", "stores"):
+        counts = sorted({sum(1 for k in p if pick(f, k, args[0])) for p in every})
+        ok = all(c == n for c in counts) if cmp == "=" else all(c <= n for c in counts)
+        return None if ok else f"{name} of {args[0]} per path: {counts}, want {cmp}{n}"
+    if name == "width":
+        ws = sorted({f.insns[k].acc.width for k in range(len(f.insns)) if at(f, k, args[0])})
+        return None if ws == [n] or (ws and all(w == n for w in ws)) else \
+            f"{args[0]} accessed {ws or 'nowhere'} bytes wide, want {n}"
+    if name == "path_without_store":
+        return None if any(not any(stores(f, k, args[0]) for k in p) for p in every) else \
+            f"every path stores {args[0]}"
+    if name == "load_in_loop":
+        looped = [k for k in range(len(f.insns)) if loads(f, k, args[0]) and
+                  f.find(f.succ(k), goal=k)]
+        return None if looped else f"no load of {args[0]} inside a loop"
+    if name == "order":
+        for p in every:
+            xs = [n for n, k in enumerate(p) if at(f, k, args[0])]
+            ys = [n for n, k in enumerate(p) if at(f, k, args[1])]
+            if xs and ys and max(xs) > min(ys):
+                return f"{args[1]} accessed before {args[0]}: {f.show(p)}"
+        return None
+    y, x = args[0], args[-1]
+    src = {k for k in range(len(f.insns)) if loads(f, k, x)}
+    t = taint(f, src)
+    if name == "addr_dep":
+        direct = [f.insns[k] for k in range(len(f.insns)) if loads(f, k, y)]
+        via = [k for k, i in enumerate(f.insns) if i.acc and i.acc.kind == "load"
+               and not i.acc.loc and not i.acc.stack and
+               mem_base(f.arch, next(a for a in i.args if is_mem(f.arch, a, i))) in t[k]]
+        if direct:
+            return f"loads {y} directly ('{direct[0].text}'), not through the value of {x}"
+        return None if via else f"no load through the value loaded from {x}"
+    for p in every:
+        seen_load = seen_branch = False
+        for k in p:
+            i = f.insns[k]
+            if stores(f, k, y):
+                data = reg(i.args[1 if i.acc.kind == "sx" else 0])
+                if name == "store_after_load" and not seen_load:
+                    return f"stores {y} before loading {x}: {f.show(p)}"
+                if name in ("ctrl", "ctrl_or_data") and not (seen_load and seen_branch):
+                    if name == "ctrl_or_data" and seen_load and data in t[k]:
+                        continue
+                    return (f"stores {y} ('{i.text}' at {i.addr:x}) without a branch on "
+                            f"{x} before it: {f.show(p)}")
+            if loads(f, k, x):
+                seen_load = True
+            elif seen_load and conditional_branch(f, k) and \
+                    ("cc" in t[k] or any(reg(a) in t[k] for a in i.args)):
+                seen_branch = True
+        if name not in ("store_after_load", "ctrl", "ctrl_or_data"):
+            return f"unknown rule '{name}'"
+    return None
+
+
+def symbolise(prefix, obj, funcs):
+    """Name the statics that relocations reach through their section."""
+    syms = []
+    for line in run(prefix + "objdump", "-t", obj).splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[2] == "O" and f[3].startswith("."):
+            syms.append((f[3], int(f[0], 16), int(f[4], 16), f[5]))
+    for insns in funcs.values():
+        for i in insns:
+            if i.acc and i.acc.loc and i.acc.loc[0].startswith("."):
+                sec, off = i.acc.loc
+                for s, start, size, name in syms:
+                    if s == sec and start <= off < start + max(size, 1):
+                        i.acc.loc = (name, off - start)
+
+
+WORRIES = Path(__file__).parent / "worries.tsv"
+
+
+def worry_cases():
+    out = []
+    for line in WORRIES.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            case, cls, rules, cite = line.split("\t")[:4]
+            out.append((case, cls, [r for r in rules.split(";") if r.strip()], cite))
+    return out
+
+
+def audit_worries(arch, prefix, directory):
+    rows = []
+    for flavour in ("once", "builtins", "c11"):
+        obj = directory / f"worries_{flavour}.o"
+        funcs = {n: Func(arch, n, i) for n, i in disassemble(prefix, obj)[0].items()}
+        symbolise(prefix, obj, {n: f.insns for n, f in funcs.items()})
+        for case, cls, rules, cite in worry_cases():
+            f = funcs.get(f"worry_{case}")
+            if f is None:
+                reasons = [f"worry_{case} is not in {obj.name}"]
+            else:
+                reasons = [r for r in (check_rule(f, rule) for rule in rules) if r]
+                if f.calls:
+                    reasons.append(f"calls {', '.join(f.calls)}")
+            rows.append({"case": case, "class": cls, "flavour": flavour,
+                         "verdict": "fail" if reasons else "pass", "reasons": reasons,
+                         "rules": [r.strip() for r in rules], "cite": cite})
+    return rows
+
+
+def verdict(arch, fn, insns, alts, order, conditional, primitive):
+    """(problems, costs) of fn as compiled and, if it has alternatives, as
+    patched with all of them (arm64: LSE in place of LL/SC)."""
+    problems, costs, views = [], [], [("", insns)]
+    alt, notes = patched(insns, alts)
+    if alt:
+        views.append(("with the alternatives applied: ", alt))
+    for view, code in views:
+        p, c = check_ordering(Func(arch, fn, code), order, conditional, primitive)
+        problems += [view + x for x in p]
+        costs += [view + x for x in c]
+    return problems + notes, costs
+
+
+def audit_ordering(arch, prefix, directory):
+    """One row per manifest function and implementation."""
+    rows = []
+    manifest = [line.split("\t") for line in
+                (directory / "audit_probe.tsv").read_text().splitlines()]
+    for impl in ("asm", "builtins"):
+        obj = directory / f"audit_{impl}.o"
+        funcs, every = disassemble(prefix, obj)
+        alts = alternatives(prefix, obj, every)
+        if not funcs:
+            sys.exit(f"audit: {obj} holds no functions")
+        for fn, primitive, order, cond in manifest:
+            row = {"function": fn, "primitive": primitive, "order": order, "impl": impl}
+            if fn not in funcs:
+                row.update(verdict="absent", reasons=["not in this kernel: its arch_ "
+                                                      "macro is not defined"])
+                rows.append(row)
+                continue
+            problems, costs = verdict(arch, fn, funcs[fn], alts, order, cond == "yes", primitive)
+            row.update(verdict="fail" if problems else "cost" if costs else "pass",
+                       reasons=problems + costs)
+            rows.append(row)
+    return rows
+
+
+# What --selftest expects of scripts/audit_selftest.S: (function, check, a
+# fragment of the complaint, None where the code is right and must pass).
+# A check is an ordering (full, acquire, release; "?" marks a conditional
+# op) or a worries.tsv rule.
+SELFTEST = [
+    ("full_ok", "full", None),
+    ("full_skip", "full", "a path performs no"),
+    ("cas_loop_ok", "full", None),
+    ("spin_hoisted", "load_in_loop(w_flag)", "no load of w_flag inside a loop"),
+    ("spin_ok", "load_in_loop(w_flag)", None),
+    ("ctrl_hoisted", "ctrl(w_b, w_a)", "without a branch"),
+    ("ctrl_hoisted", "store_after_load(w_b, w_a)", "before loading"),
+    ("ctrl_ok", "ctrl(w_b, w_a)", None),
+    ("ctrl_ok", "path_without_store(w_b)", None),
+    ("ctrl_hoisted", "path_without_store(w_b)", "every path stores"),
+    ("loads_merged", "loads(w_x)=2", "want =2"),
+    ("store_torn", "stores(w_x)=1", "want =1"),
+    ("store_torn", "width(w_x)=8", "want 8"),
+    ("store_invented", "stores(w_y)<=1", "want <=1"),
+    ("store_invented", "store_after_load(w_y, w_x)", "before loading"),
+    ("addr_dep_broken", "addr_dep(w_x, w_p)", "directly"),
+    ("addr_dep_broken", "loads(*w_p+4)=1", "want =1"),
+    ("addr_dep_ok", "loads(*w_p+4)=1", None),
+    ("order_swapped", "order(w_msg, w_flag)", "accessed before"),
+    ("store_torn", "order(w_x+0, w_x+4)", None),
+]
+SELFTEST_ARCH = {
+    "s390x": [("full_no_fence", "full", "no full barrier after"),
+              ("full_fence_skipped", "full", "no full barrier after")],
+    # TSO: a missing barrier is a missing LOCK, a plain access.
+    "x86_64": [("full_no_fence", "full", "performs no atomic"),
+               ("full_fence_skipped", "full", "a path performs no atomic")],
+    "arm64": [("full_no_fence", "full", "no full barrier after"),
+              ("full_fence_skipped", "full", "no full barrier after"),
+              ("full_no_release", "full", "no release or full barrier before"),
+              ("acquire_missing", "acquire", "no acquire or full barrier after"),
+              ("acquire_missing", "release", "no release or full barrier before"),
+              ("plain_set_release", "release", "no release or full barrier before"),
+              ("plain_read_acquire", "acquire", "no acquire or full barrier after"),
+              ("ldar_read_acquire", "acquire", None),
+              ("cmpxchg_fail_ok", "full?", None),
+              ("cmpxchg_success_no_fence", "full?", "no full barrier after"),
+              ("lse_no_al", "full", "with the alternatives applied: no full barrier")],
+}
+
+
+def selftest(which):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from report import arches
+    bad = 0
+    src = Path(__file__).parent / "audit_selftest.S"
+    for arch in which:
+        prefix = arches()[arch]["prefix"]
+        with tempfile.TemporaryDirectory() as tmp:
+            obj = Path(tmp) / "selftest.o"
+            run(prefix + "gcc", "-c", "-o", str(obj), str(src))
+            funcs, every = disassemble(prefix, obj)
+            alts = alternatives(prefix, obj, every)
+        cases = SELFTEST + SELFTEST_ARCH[arch]
+        for fn, check, want in cases:
+            if fn not in funcs:
+                print(f"audit selftest: {arch}: {fn} missing from audit_selftest.S")
+                bad += 1
+                continue
+            if check.rstrip("?") in ("full", "acquire", "release"):
+                got = verdict(arch, fn, funcs[fn], alts, check.rstrip("?"),
+                              check.endswith("?"), fn)[0]
+                got = "; ".join(got) or None
+            else:
+                got = check_rule(Func(arch, fn, funcs[fn]), check)
+            ok = (got is None) if want is None else (got is not None and want in got)
+            bad += not ok
+            if not ok:
+                print(f"audit selftest: {arch}: {fn} {check}: expected "
+                      f"{want or 'a pass'}, got: {got or 'a pass'}")
+        print(f"audit selftest: {arch}: {len(cases)} checks")
+    print(f"audit selftest: {'FAILED' if bad else 'every rule flags its violation'}")
+    return 1 if bad else 0
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "--selftest":
+        return selftest(sys.argv[2:] or list(ARCH))
+    if len(sys.argv) != 4 or sys.argv[1] not in ARCH:
+        sys.exit(__doc__)
+    arch, directory, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    sys.path.insert(0, str(Path(__file__).parent))
+    from report import arches
+    prefix = arches()[arch]["prefix"]
+    ordering = audit_ordering(arch, prefix, directory)
+    worries = audit_worries(arch, prefix, directory)
+    failed = [r for r in ordering if r["verdict"] == "fail"] + \
+        [w for w in worries if w["verdict"] == "fail" and w["class"] == "guaranteed"]
+    out.write_text(json.dumps({"arch": arch, "ordering": ordering, "worries": worries,
+                               "failed": len(failed)}, indent=1) + "\n")
+    for impl in ("asm", "builtins"):
+        n = {v: sum(1 for r in ordering if r["impl"] == impl and r["verdict"] == v)
+             for v in ("pass", "cost", "fail", "absent")}
+        print(f"audit: {arch} {impl}: {n['pass'] + n['cost'] + n['fail']} functions, "
+              f"{n['fail']} fail, {n['cost']} with a needless barrier, "
+              f"{n['absent']} not in this kernel")
+    for w in worries:
+        if w["verdict"] != "pass":
+            tag = "FAIL" if w["class"] == "guaranteed" else "canary"
+            print(f"audit: {arch} {tag} {w['case']} ({w['flavour']}): {'; '.join(w['reasons'])}")
+    for r in failed:
+        if "impl" in r:
+            print(f"audit: {arch} FAIL {r['impl']} {r['primitive']}: {'; '.join(r['reasons'])}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hand-written inputs for 'audit.py --selftest': for every rule of the
+ * machine-code audit, code that breaks it (which the audit must flag) and
+ * code that keeps it (which it must pass). The expectations are SELFTEST in
+ * scripts/audit.py. The w_* symbols are left undefined: only their
+ * relocations matter.
+ */
+	.text
+#if defined(__s390x__)
+
+full_no_fence:			/* atomic_fetch_add() without BCR 14,0 */
+	laa	%r2,%r2,0(%r3)
+	br	%r14
+full_ok:
+	laa	%r2,%r2,0(%r3)
+	bcr	14,0
+	br	%r14
+full_skip:			/* a path that does not add at all */
+	ltr	%r2,%r2
+	je	1f
+	laa	%r2,%r2,0(%r3)
+	bcr	14,0
+1:	br	%r14
+full_fence_skipped:		/* one path around the fence */
+	laa	%r2,%r2,0(%r3)
+	ltr	%r2,%r2
+	je	1f
+	bcr	15,0
+1:	br	%r14
+cas_loop_ok:			/* CS serialises: no fence needed */
+	l	%r1,0(%r2)
+1:	lr	%r0,%r1
+	ahi	%r0,1
+	cs	%r1,%r0,0(%r2)
+	jl	1b
+	br	%r14
+spin_hoisted:			/* while (!READ_ONCE(w_flag)), load hoisted */
+	larl	%r1,w_flag
+	l	%r2,0(%r1)
+1:	ltr	%r2,%r2
+	je	1b
+	br	%r14
+spin_ok:
+	larl	%r1,w_flag
+1:	l	%r2,0(%r1)
+	ltr	%r2,%r2
+	je	1b
+	br	%r14
+ctrl_hoisted:			/* if (READ_ONCE(w_a)) WRITE_ONCE(w_b, 1), hoisted */
+	larl	%r1,w_b
+	mvhi	0(%r1),1
+	larl	%r2,w_a
+	l	%r2,0(%r2)
+	br	%r14
+ctrl_ok:
+	larl	%r2,w_a
+	l	%r2,0(%r2)
+	ltr	%r2,%r2
+	je	1f
+	larl	%r1,w_b
+	mvhi	0(%r1),1
+1:	br	%r14
+loads_merged:			/* READ_ONCE(w_x) twice, loaded once */
+	lrl	%r2,w_x
+	br	%r14
+store_torn:			/* WRITE_ONCE() of a u64 as two stores */
+	larl	%r1,w_x
+	mvhi	0(%r1),1
+	mvhi	4(%r1),2
+	br	%r14
+store_invented:			/* if (x) y = 1; else y = 2; as y = 2; if (x) y = 1; */
+	larl	%r1,w_y
+	mvhi	0(%r1),2
+	lrl	%r2,w_x
+	ltr	%r2,%r2
+	je	1f
+	mvhi	0(%r1),1
+1:	br	%r14
+addr_dep_broken:		/* p = READ_ONCE(w_p); if (p == &w_x) return p->b; */
+	lgrl	%r1,w_p
+	larl	%r2,w_x
+	cgrje	%r1,%r2,1f
+	lghi	%r2,0
+	br	%r14
+1:	lrl	%r2,w_x+4
+	br	%r14
+
+order_swapped:			/* WRITE_ONCE(msg); WRITE_ONCE(flag); swapped */
+	larl	%r1,w_flag
+	mvhi	0(%r1),1
+	larl	%r1,w_msg
+	mvhi	0(%r1),1
+	br	%r14
+addr_dep_ok:
+	lgrl	%r1,w_p
+	l	%r2,4(%r1)
+	br	%r14
+
+#elif defined(__x86_64__)
+
+full_no_fence:			/* atomic_fetch_add() without its LOCK prefix */
+	xadd	%eax,(%rdi)
+	ret
+full_ok:
+	lock xadd %eax,(%rdi)
+	ret
+full_skip:
+	test	%esi,%esi
+	je	1f
+	lock xadd %eax,(%rdi)
+1:	ret
+full_fence_skipped:		/* a plain store where xchg was needed */
+	test	%esi,%esi
+	je	1f
+	xchg	%eax,(%rdi)
+	ret
+1:	mov	%eax,(%rdi)
+	ret
+cas_loop_ok:
+	mov	(%rdi),%eax
+1:	lea	1(%rax),%edx
+	lock cmpxchg %edx,(%rdi)
+	jne	1b
+	ret
+spin_hoisted:
+	mov	w_flag(%rip),%eax
+1:	test	%eax,%eax
+	je	1b
+	ret
+spin_ok:
+1:	mov	w_flag(%rip),%eax
+	test	%eax,%eax
+	je	1b
+	ret
+ctrl_hoisted:
+	movl	$1,w_b(%rip)
+	mov	w_a(%rip),%eax
+	ret
+ctrl_ok:
+	mov	w_a(%rip),%eax
+	test	%eax,%eax
+	je	1f
+	movl	$1,w_b(%rip)
+1:	ret
+loads_merged:
+	mov	w_x(%rip),%eax
+	ret
+store_torn:
+	movl	$1,w_x(%rip)
+	movl	$2,w_x+4(%rip)
+	ret
+store_invented:
+	movl	$2,w_y(%rip)
+	mov	w_x(%rip),%eax
+	test	%eax,%eax
+	je	1f
+	movl	$1,w_y(%rip)
+1:	ret
+addr_dep_broken:
+	mov	w_p(%rip),%rax
+	lea	w_x(%rip),%rdx
+	cmp	%rdx,%rax
+	jne	1f
+	mov	w_x+4(%rip),%eax
+	ret
+1:	xor	%eax,%eax
+	ret
+
+order_swapped:
+	movl	$1,w_flag(%rip)
+	movl	$1,w_msg(%rip)
+	ret
+addr_dep_ok:
+	mov	w_p(%rip),%rax
+	mov	4(%rax),%eax
+	ret
+
+#elif defined(__aarch64__)
+	.arch_extension lse
+
+full_no_fence:			/* LL/SC atomic_fetch_add() without DMB ISH */
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	cbnz	w4,1b
+	mov	w0,w2
+	ret
+full_ok:
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	cbnz	w4,1b
+	dmb	ish
+	mov	w0,w2
+	ret
+full_skip:
+	cbz	w0,2f
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	cbnz	w4,1b
+	dmb	ish
+2:	ret
+full_fence_skipped:		/* seq_cst without the kernel's trailing DMB */
+1:	ldaxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	cbnz	w4,1b
+	ret
+full_no_release:		/* STXR: earlier accesses may pass the store */
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stxr	w4,w3,[x1]
+	cbnz	w4,1b
+	dmb	ish
+	ret
+acquire_missing:
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stxr	w4,w3,[x1]
+	cbnz	w4,1b
+	ret
+plain_set_release:		/* atomic_set_release() as a plain store */
+	str	w0,[x1]
+	ret
+plain_read_acquire:		/* atomic_read_acquire() as a plain load */
+	ldr	w0,[x0]
+	ret
+ldar_read_acquire:
+	ldar	w0,[x0]
+	ret
+cmpxchg_fail_ok:		/* a failed compare may skip the barrier */
+1:	ldxr	w3,[x0]
+	cmp	w3,w1
+	b.ne	2f
+	stlxr	w4,w2,[x0]
+	cbnz	w4,1b
+	dmb	ish
+2:	mov	w0,w3
+	ret
+cmpxchg_success_no_fence:
+1:	ldxr	w3,[x0]
+	cmp	w3,w1
+	b.ne	2f
+	stlxr	w4,w2,[x0]
+	cbnz	w4,1b
+	b	3f
+2:	dmb	ish
+3:	mov	w0,w3
+	ret
+cas_loop_ok:
+	ldaddal	w0,w0,[x1]
+	ret
+lse_no_al:			/* patched at boot to LDADD, which is relaxed */
+661:	b	1f
+662:
+	.pushsection .altinstructions,"a"
+	.word	661b - .
+	.word	663f - .
+	.hword	0
+	.byte	662b - 661b
+	.byte	664f - 663f
+	.popsection
+	.subsection 1
+663:	nop
+664:
+	.previous
+	ldadd	w0,w0,[x1]
+	ret
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	cbnz	w4,1b
+	dmb	ish
+	ret
+spin_hoisted:
+	adrp	x1,w_flag
+	ldr	w0,[x1,#:lo12:w_flag]
+1:	cbz	w0,1b
+	ret
+spin_ok:
+	adrp	x1,w_flag
+	add	x1,x1,#:lo12:w_flag
+1:	ldar	w0,[x1]
+	cbz	w0,1b
+	ret
+ctrl_hoisted:
+	adrp	x1,w_b
+	mov	w2,#1
+	str	w2,[x1,#:lo12:w_b]
+	adrp	x0,w_a
+	ldr	w0,[x0,#:lo12:w_a]
+	ret
+ctrl_ok:
+	adrp	x0,w_a
+	ldr	w0,[x0,#:lo12:w_a]
+	cbz	w0,1f
+	adrp	x1,w_b
+	mov	w2,#1
+	str	w2,[x1,#:lo12:w_b]
+1:	ret
+loads_merged:
+	adrp	x0,w_x
+	ldr	w0,[x0,#:lo12:w_x]
+	ret
+store_torn:
+	adrp	x0,w_x
+	add	x0,x0,#:lo12:w_x
+	mov	w1,#1
+	str	w1,[x0]
+	mov	w1,#2
+	str	w1,[x0,#4]
+	ret
+store_invented:
+	adrp	x1,w_y
+	add	x1,x1,#:lo12:w_y
+	mov	w2,#2
+	str	w2,[x1]
+	adrp	x0,w_x
+	ldr	w0,[x0,#:lo12:w_x]
+	cbz	w0,1f
+	mov	w2,#1
+	str	w2,[x1]
+1:	ret
+addr_dep_broken:
+	adrp	x0,w_p
+	ldr	x0,[x0,#:lo12:w_p]
+	adrp	x1,w_x
+	add	x1,x1,#:lo12:w_x
+	cmp	x0,x1
+	b.ne	1f
+	ldr	w0,[x1,#4]
+	ret
+1:	mov	w0,#0
+	ret
+
+order_swapped:
+	adrp	x0,w_flag
+	mov	w1,#1
+	str	w1,[x0,#:lo12:w_flag]
+	adrp	x0,w_msg
+	str	w1,[x0,#:lo12:w_msg]
+	ret
+addr_dep_ok:
+	adrp	x0,w_p
+	ldr	x0,[x0,#:lo12:w_p]
+	ldr	w0,[x0,#4]
+	ret
+
+#endif
