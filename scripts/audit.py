@@ -5,6 +5,7 @@ requires, and does the compiler leave the kernel's shared accesses alone?
 
 usage: audit.py ARCH DIR OUT.json     check the objects 'katomic.sh audit' built
        audit.py --selftest [ARCH...]  every rule must flag its violating input
+       audit.py --table OUT.md NAME=AUDIT.json...  the tables of results/audit.md
 
 DIR holds, compiled against one configured build with the kernel's flags:
   audit_{asm,builtins}.o  scripts/gen_audit_probe.sh's probe (one function
@@ -351,16 +352,17 @@ def accesses(arch, insns):
         if forms_addr and i.dest:
             held[i.dest[0]] = loc
             continue
-        # An offset added to a held address (arm64 ADD #imm, s390 LA/AGHI).
-        m = re.fullmatch(r"(?:add|la|aghi|aghik)", i.mnem) and i.dest and \
-            next((a for a in i.args[1:] if reg(a.split("(")[-1].rstrip(")")) in held), None)
-        if m and i.dest:
-            src = reg(m.split("(")[-1].rstrip(")"))
-            imm = re.search(r"#?(-?(?:0x)?[0-9a-f]+)", i.args[-1] if arch == "arm64"
-                            else (i.args[-1] if i.mnem.startswith("agh") else i.args[1]))
-            if imm and (arch != "arm64" or i.args[-1].startswith("#")):
-                held[i.dest[0]] = (held[src][0], held[src][1] + int(imm.group(1), 0))
-                continue
+        # An offset added to a held address: arm64 ADD xD, xS, #imm, s390
+        # LA rD, imm(rS) (the statics behind a section anchor).
+        src, imm = None, 0
+        if arch == "arm64" and i.mnem == "add" and len(i.args) == 3 and \
+                i.args[2].startswith("#"):
+            src, imm = reg(i.args[1]), int(i.args[2][1:], 0)
+        elif arch == "s390x" and i.mnem in ("la", "lay"):
+            src, imm = mem_base(arch, i.args[1]), disp(arch, i.args[1])
+        if src in held and i.dest:
+            held[i.dest[0]] = (held[src][0], held[src][1] + imm)
+            continue
         if memarg is not None and not matches(A["noaccess"], i):
             base = mem_base(arch, memarg)
             if loc is None and base in held:
@@ -950,7 +952,79 @@ def selftest(which):
     return 1 if bad else 0
 
 
+MARK = {"pass": "ok", "cost": "cost", "fail": "**FAIL**", "absent": "-"}
+
+
+def table(audits):
+    """Markdown of {column: CONFIG.audit.json}: counts, the compiler worries
+    (case x column x flavour) and every primitive (primitive x column x
+    implementation), with the reasons of what did not simply pass."""
+    cols = list(audits)
+    out = ["| | " + " | ".join(f"{c}: asm" + f" | {c}: builtins" for c in cols) + " |",
+           "|---|" + "---:|" * (2 * len(cols))]
+    for v in ("pass", "cost", "fail", "absent"):
+        out.append(f"| {v} | " + " | ".join(
+            str(sum(1 for r in audits[c]["ordering"] if r["impl"] == i and r["verdict"] == v))
+            for c in cols for i in ("asm", "builtins")) + " |")
+    flav = ("once", "builtins", "c11")
+    out += ["", "### The compiler worries", "",
+            "Each case compiled as the kernel idiom (READ_ONCE/WRITE_ONCE), with the builtins "
+            "implementation's atomic_read/atomic_set, and as C11 relaxed `__atomic`; "
+            "ok: every rule holds. A guaranteed case must hold; a canary is the programmer's "
+            "fault, and *transformed* shows the checker sees what compilers do.", "",
+            "| case | class | " + " | ".join(f"{c}: {f}" for c in cols for f in flav) + " |",
+            "|---|---|" + "---|" * (3 * len(cols))]
+    cases = {}
+    for c in cols:
+        for w in audits[c]["worries"]:
+            cases.setdefault((w["case"], w["class"]), {})[(c, w["flavour"])] = w
+    notes = []
+    for (case, cls), cells in cases.items():
+        row = []
+        for c in cols:
+            for f in flav:
+                w = cells.get((c, f))
+                if not w:
+                    row.append("-")
+                    continue
+                row.append("ok" if w["verdict"] == "pass" else
+                           "*transformed*" if cls == "canary" else "**FAIL**")
+                if w["verdict"] != "pass":
+                    notes.append(f"- {case}, {c}, {f}: {'; '.join(w['reasons'])}")
+        out.append(f"| {case} | {cls} | " + " | ".join(row) + " |")
+    out += ["", "<details><summary>What the checker saw where a rule did not hold</summary>",
+            ""] + notes + ["", "</details>", "", "### Every primitive", "",
+                           "| primitive | order | " + " | ".join(
+                               f"{c}: asm | {c}: builtins" for c in cols) + " |",
+                           "|---|---|" + "---|" * (2 * len(cols))]
+    prims, notes = {}, []
+    for c in cols:
+        for r in audits[c]["ordering"]:
+            prims.setdefault((r["primitive"], r["function"], r["order"]), {})[(c, r["impl"])] = r
+    for (prim, fn, order), cells in prims.items():
+        row = []
+        for c in cols:
+            for i in ("asm", "builtins"):
+                r = cells.get((c, i))
+                row.append(MARK[r["verdict"]] if r else "-")
+                if r and r["verdict"] in ("cost", "fail"):
+                    notes.append(f"- {fn}, {c}, {i}: {'; '.join(r['reasons'])}")
+        out.append(f"| {fn[len('audit_'):]} | {order} | " + " | ".join(row) + " |")
+    out += ["", "Needless barriers (a cost) and failures:", ""] + (notes or ["- none"])
+    return "\n".join(out) + "\n"
+
+
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "--table":
+        out, audits = Path(sys.argv[2]), {}
+        for arg in sys.argv[3:]:
+            name, _, path = arg.partition("=")
+            if Path(path).exists():
+                audits[name] = json.loads(Path(path).read_text())
+        out.write_text("# katomic machine-code audit\n\nGenerated by scripts/audit.py from "
+                       + ", ".join(f"{n}.audit.json" for n in audits) + ".\n\n"
+                       + table(audits))
+        return 0
     if len(sys.argv) >= 2 and sys.argv[1] == "--selftest":
         return selftest(sys.argv[2:] or list(ARCH))
     if len(sys.argv) != 4 or sys.argv[1] not in ARCH:
@@ -971,10 +1045,16 @@ def main():
         print(f"audit: {arch} {impl}: {n['pass'] + n['cost'] + n['fail']} functions, "
               f"{n['fail']} fail, {n['cost']} with a needless barrier, "
               f"{n['absent']} not in this kernel")
+    for flavour in ("once", "builtins", "c11"):
+        mine = [w for w in worries if w["flavour"] == flavour]
+        g = [w for w in mine if w["class"] == "guaranteed"]
+        c = [w for w in mine if w["class"] == "canary"]
+        print(f"audit: {arch} worries ({flavour}): {sum(w['verdict'] == 'pass' for w in g)} "
+              f"of {len(g)} guaranteed cases kept, {sum(w['verdict'] == 'fail' for w in c)} "
+              f"of {len(c)} canaries transformed")
     for w in worries:
-        if w["verdict"] != "pass":
-            tag = "FAIL" if w["class"] == "guaranteed" else "canary"
-            print(f"audit: {arch} {tag} {w['case']} ({w['flavour']}): {'; '.join(w['reasons'])}")
+        if w["verdict"] == "fail" and w["class"] == "guaranteed":
+            print(f"audit: {arch} FAIL {w['case']} ({w['flavour']}): {'; '.join(w['reasons'])}")
     for r in failed:
         if "impl" in r:
             print(f"audit: {arch} FAIL {r['impl']} {r['primitive']}: {'; '.join(r['reasons'])}")

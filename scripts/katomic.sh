@@ -59,6 +59,12 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   3 kernel builds (4 on arm64: llsc) and a boot per
                   architecture after 'run' of the matrix (ARCH-bench reuses
                   ARCH's build): 47 minutes cold on 2 cores
+  audit CONFIG... the machine-code audit alone (scripts/audit.py), of the
+                  configurations' existing builds and the tree as it is now:
+                  every primitive's ordering on both implementations and the
+                  compiler worries of scripts/worries.c; 'run' does it after
+                  each boot (not under KASAN or KCSAN, whose calls hide the
+                  code, nor for -bench) and fails the run on a violation
   configs         list the test matrix's configurations: ARCH and
                   ARCH-builtins of every architecture, then those in the
                   matrix column of scripts/arches.tsv; any other
@@ -410,15 +416,14 @@ run_one() {
 # calls hide what the code does, and not for -bench, the same build.
 audited() { [[ "-$1-" != *-kasan-* && "-$1-" != *-kcsan-* && "-$1-" != *-bench-* ]]; }
 
-# The machine-code audit of CONFIG's build (scripts/audit.py): the probe of
-# scripts/gen_audit_probe.sh on both implementations and scripts/worries.c
-# in its three flavours, compiled against the build with the kernel's flags.
-# Writes RESULTS/CONFIG.audit.{json,log}; fails when the audit does.
-audit_one() {
-	local name=$1 arch=${1%%-*} bdir dir=$WORK/audit/$1 out=$RESULTS/$1 f objs rc=0
-	bdir=$(build_dir "$name")
+# The machine-code audit (scripts/audit.py) of the kernel build BDIR for
+# ARCH: the probe of scripts/gen_audit_probe.sh on both implementations and
+# scripts/worries.c in its three flavours, compiled against BDIR with the
+# kernel's flags. Writes OUT.audit.{json,log}; fails when the audit does.
+audit_build() {
+	local arch=$1 bdir=$2 out=$3 dir=$WORK/audit/${3##*/} f objs rc=0
 	rm -f "$out".audit.*
-	[ -f "$bdir/.config" ] || { echo "audit: $name is not built" > "$out.audit.log"; return 1; }
+	[ -f "$bdir/.config" ] || { echo "audit: $bdir is not built" | tee "$out.audit.log" >&2; return 1; }
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	sh "$REPO/scripts/gen_audit_probe.sh" "$TREE" "$dir/audit_probe.tsv" > "$dir/audit_probe.c"
@@ -431,16 +436,20 @@ audit_one() {
 	done
 	objs="audit_asm.o audit_builtins.o worries_once.o worries_builtins.o worries_c11.o"
 	echo "obj-m := $objs" > "$dir/Kbuild"
-	say "[$name] machine-code audit"
 	if ! make -s -C "$TREE" O="$bdir" M="$dir" ARCH="$(karch "$arch")" \
 	     CROSS_COMPILE="$(cross "$arch")" $objs > "$dir/build.log" 2>&1; then
-		{ echo "audit: the probes do not build against $name:"; tail -5 "$dir/build.log"; } > "$out.audit.log"
-		cat "$out.audit.log" >&2
+		{ echo "audit: the probes do not build against $bdir:"; tail -5 "$dir/build.log"; } |
+			tee "$out.audit.log" >&2
 		return 1
 	fi
 	python3 "$REPO/scripts/audit.py" "$arch" "$dir" "$out.audit.json" > "$out.audit.log" 2>&1 || rc=$?
-	sed "s/^/katomic: [$name] /" "$out.audit.log"
+	sed "s/^/katomic: [${out##*/}] /" "$out.audit.log"
 	return $rc
+}
+
+audit_one() {
+	say "[$1] machine-code audit"
+	audit_build "${1%%-*}" "$(build_dir "$1")" "$RESULTS/$1"
 }
 
 cmd_audit() {
@@ -466,6 +475,8 @@ cmd_run() {
 	mkdir -p "$RESULTS"
 	python3 "$REPO/scripts/audit.py" --selftest || die "the audit's self-test failed"
 	for c in "$@"; do run_one "$c"; done
+	python3 "$REPO/scripts/audit.py" --table "$RESULTS/audit.md" \
+		$(for c in "$@"; do echo "$c=$RESULTS/$c.audit.json"; done)
 	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@"
 }
 
@@ -520,6 +531,10 @@ cmd_report() {
 	for arch in $(arches); do
 		for variant in stock asm builtins $(arch_field "$arch" report); do
 			report_build "$arch" "$variant"
+			# The audit compiles both implementations against one build.
+			[ "$variant" = stock ] || [ "$variant" = builtins ] ||
+				audit_build "$arch" "$WORK/build/report/$arch-$variant" \
+					"$RESULTS/report-$arch-$variant" || true
 		done
 		run_one "$arch-bench"
 	done
