@@ -54,7 +54,7 @@ ARCH = {
         "rmw": r"cs|csy|csg|cds|cdsy|cdsg|laa|laag|laal|laalg|lan|lang|lao|laog|lax|laxg|asi|agsi|alsi|algsi",
         "full": r"cs|csy|csg|cds|cdsy|cdsg|bnor %r0|br %r0",
         "fence": r"bnor %r0|br %r0",
-        "acq": None, "rel": None, "lx": None, "sx": None,
+        "acq": None, "rel": None, "lx": None, "sx": None, "local": None,
         "ret": r"br %r14",
         "jump": r"j|jg|brul?",
         "call": r"brasl?|basr?",
@@ -67,6 +67,8 @@ ARCH = {
         "model": "tso",
         # A LOCK-prefixed instruction and XCHG with memory are full barriers.
         "rmw": r"lock \w+|xchg[bwlq]?",
+        # Without LOCK: atomic against interrupts on this CPU, the _local ops.
+        "local": r"cmpxchg\w*|xadd[bwlq]?",
         "full": r"lock \w+|xchg[bwlq]?|mfence",
         "fence": r"mfence",
         "acq": None, "rel": None, "lx": None, "sx": None,
@@ -88,6 +90,7 @@ ARCH = {
         "acq": r"ldaxr[bh]?|ldaxp|ldar[bh]?|ldapur?[bh]?|" + LSE_OPS + r"a[bh]?|dmb ishld",
         "rel": r"stlxr[bh]?|stlxp|stlr[bh]?|stlur[bh]?|" + LSE_OPS + r"l[bh]?",
         "lx": r"ld[a]?xr[bh]?|ld[a]?xp",
+        "local": None,
         "sx": r"st[l]?xr[bh]?|st[l]?xp",
         "ret": r"ret",
         "jump": r"b",
@@ -99,7 +102,7 @@ ARCH = {
     },
 }
 for _a in ARCH.values():
-    for _k in ("rmw", "full", "fence", "acq", "rel", "lx", "sx", "ret", "jump",
+    for _k in ("rmw", "local", "full", "fence", "acq", "rel", "lx", "sx", "ret", "jump",
                "call", "branch", "noaccess", "store"):
         if _a[_k]:
             _a[_k] = re.compile(rf"(?:{_a[_k]})")
@@ -407,6 +410,8 @@ def access_kind(arch, i, memarg):
     A = ARCH[arch]
     if matches(A["rmw"], i):
         return "rmw"
+    if matches(A["local"], i):
+        return "local"
     if matches(A["lx"], i):
         return "lx"
     if matches(A["sx"], i):
@@ -540,8 +545,9 @@ def check_ordering(f, order, conditional, primitive):
         problems.append(f"calls {', '.join(f.calls)}: the audit cannot see inside")
     kind = "load" if re.search(r"_read(_acquire)?$", primitive) else \
         "store" if re.search(r"_set(_release)?$", primitive) else None
+    rmw = ("rmw", "sx", "local") if primitive.endswith("_local") else ("rmw", "sx")
     acc = [k for k, i in enumerate(I) if i.acc and not i.acc.stack and
-           (i.acc.kind == kind if kind else i.acc.kind in ("rmw", "sx"))]
+           (i.acc.kind == kind if kind else i.acc.kind in rmw)]
     what = kind or "atomic read-modify-write"
     # Where an access is performed: a store-exclusive, on its success edge.
     # A store-exclusive is performed on its status check's success edge.
@@ -550,7 +556,9 @@ def check_ordering(f, order, conditional, primitive):
         if I[k].acc.kind == "sx":
             performed.update({e: k for e in f.status_check(k)[0]})
     if not acc:
-        problems.append(f"performs no {what}")
+        local = [f"'{i.text}' at {i.addr:x}" for i in I if i.acc and i.acc.kind == "local"]
+        problems.append(f"performs no {what}" + (
+            f" ({', '.join(local)}: atomic only against this CPU)" if local else ""))
     elif not conditional:
         path = f.find([0], stop=lambda k: k in acc and I[k].acc.kind != "sx",
                       prune=set(performed))
@@ -903,6 +911,8 @@ SELFTEST_ARCH = {
               ("full_fence_skipped", "full", "no full barrier after")],
     # TSO: a missing barrier is a missing LOCK, a plain access.
     "x86_64": [("full_no_fence", "full", "performs no atomic"),
+               ("plain_cmpxchg_local", "relaxed", None),
+               ("plain_cmpxchg_local", "full", "no full barrier after"),
                ("full_fence_skipped", "full", "a path performs no atomic")],
     "arm64": [("full_no_fence", "full", "no full barrier after"),
               ("full_fence_skipped", "full", "no full barrier after"),
@@ -936,7 +946,7 @@ def selftest(which):
                 print(f"audit selftest: {arch}: {fn} missing from audit_selftest.S")
                 bad += 1
                 continue
-            if check.rstrip("?") in ("full", "acquire", "release"):
+            if check.rstrip("?") in ("full", "acquire", "release", "relaxed"):
                 got = verdict(arch, fn, funcs[fn], alts, check.rstrip("?"),
                               check.endswith("?"), fn)[0]
                 got = "; ".join(got) or None

@@ -117,6 +117,9 @@ full_fence_skipped:		/* a plain store where xchg was needed */
 	ret
 1:	mov	%eax,(%rdi)
 	ret
+plain_cmpxchg_local:		/* cmpxchg_local(): no LOCK, no ordering */
+	cmpxchg	%edx,(%rdi)
+	ret
 cas_loop_ok:
 	mov	(%rdi),%eax
 1:	lea	1(%rax),%edx

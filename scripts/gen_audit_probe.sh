@@ -56,7 +56,7 @@ gen_proto_order_variant()
 gen_xchg() {
 	local args="p, n" params="$2 *p, $2 n" ret="$2"
 	case $1 in
-	try_*)	args="p, o, n" params="$2 *p, $2 *o, $2 n" ret=bool ;;
+	*try_*)	args="p, o, n" params="$2 *p, $2 *o, $2 n" ret=bool ;;
 	*cmpxchg*) args="p, o, n" params="$2 *p, $2 o, $2 n" ;;
 	esac
 	printf '#ifdef %s\nPROBE %s audit_%s_%s(%s)\n{\n\treturn raw_%s(%s);\n}\n#endif\n\n' \
@@ -83,7 +83,7 @@ sed -n 's/^#define raw_\([a-z0-9_]*\)[ (].*/\1/p' \
 	grep -v '^atomic' | grep -v 'not_implemented' | sort -u |
 while read -r x; do
 	# The arch_ macro that decides whether the kernel has this name.
-	base=$(echo "$x" | sed -e 's/^try_//' -e 's/_\(acquire\|release\|relaxed\)$//')
+	base=$(echo "$x" | sed -e 's/try_//' -e 's/_\(acquire\|release\|relaxed\)$//')
 	case $x in
 	*128*)	gen_xchg "$x" u128 "arch_$base" ;;
 	*64*)	gen_xchg "$x" u64 "arch_$base" ;;
