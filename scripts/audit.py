@@ -85,9 +85,11 @@ ARCH = {
         # DMB ISH (and SY, DSB) are full barriers; so are the LSE AL forms,
         # as the kernel uses them. LDXR/STXR are not.
         "rmw": LSE_OPS + r"(?:a|al|l)?[bh]?",
-        "full": r"dmb ish|dmb sy|dsb \w+|" + LSE_OPS + r"al[bh]?",
+        # DMB/DSB ...ST order stores only, ...LD are acquire fences.
+        "full": r"(?:dmb|dsb) (?:ish|osh|sy)|" + LSE_OPS + r"al[bh]?",
         "fence": r"dmb \w+|dsb \w+",
-        "acq": r"ldaxr[bh]?|ldaxp|ldar[bh]?|ldapur?[bh]?|" + LSE_OPS + r"a[bh]?|dmb ishld",
+        "acq": r"ldaxr[bh]?|ldaxp|ldar[bh]?|ldapur?[bh]?|" + LSE_OPS + r"a[bh]?|"
+               r"(?:dmb|dsb) (?:ish|osh)?ld",
         "rel": r"stlxr[bh]?|stlxp|stlr[bh]?|stlur[bh]?|" + LSE_OPS + r"l[bh]?",
         "lx": r"ld[a]?xr[bh]?|ld[a]?xp",
         "local": None,
@@ -355,6 +357,14 @@ def accesses(arch, insns):
         if forms_addr and i.dest:
             held[i.dest[0]] = loc
             continue
+        # A copy of a held address.
+        copy = {"arm64": ("mov",), "s390x": ("lgr", "lr"), "x86_64": ("mov", "movq")}[arch]
+        if i.mnem in copy and len(i.args) == 2 and i.dest and \
+                all(a.lstrip("%").rstrip() and reg(a) for a in i.args):
+            src = reg(i.args[1] if arch != "x86_64" else i.args[0])
+            if src in held:
+                held[i.dest[0]] = held[src]
+                continue
         # An offset added to a held address: arm64 ADD xD, xS, #imm, s390
         # LA rD, imm(rS) (the statics behind a section anchor).
         src, imm = None, 0
@@ -369,7 +379,8 @@ def accesses(arch, insns):
         if memarg is not None and not matches(A["noaccess"], i):
             base = mem_base(arch, memarg)
             if loc is None and base in held:
-                loc = (held[base][0], held[base][1] + disp(arch, memarg))
+                d = disp(arch, memarg)
+                loc = (held[base][0], None if d is None else held[base][1] + d)
             i.acc = Access(access_kind(arch, i, memarg), width(arch, i, memarg), loc,
                            base in A["stack"] and loc is None)
         for d in i.dest:
@@ -381,7 +392,7 @@ def is_mem(arch, a, i):
     if arch == "arm64":
         return a.startswith("[")
     if arch == "s390x":
-        return bool(re.fullmatch(r"-?\d+\((%r\d+,)?%r\d+\)", a)) or \
+        return bool(re.fullmatch(r"-?\d+\(((%r)?\d+,)?%r\d+\)", a)) or \
             (i.mnem.endswith("rl") and i.mnem not in ("larl", "exrl", "pfdrl") and
              a is i.args[-1] and bool(i.relocs))
     if i.target is not None or i.extern or matches(ARCH[arch]["call"], i) or \
@@ -401,8 +412,17 @@ def mem_base(arch, a):
 
 
 def disp(arch, a):
-    m = re.search(r"#(-?(?:0x)?[0-9a-f]+)\]", a) if arch == "arm64" else \
-        re.match(r"(-?(?:0x)?[0-9a-f]+)\(", a)
+    """The displacement of a memory operand; None when an index register
+    makes it unknown."""
+    if arch == "arm64":
+        parts = a.strip("[]!").split(",")
+        if len(parts) > 1 and not parts[1].strip().startswith("#"):
+            return None
+        m = re.search(r"#(-?(?:0x)?[0-9a-f]+)\]", a)
+    else:
+        if arch == "x86_64" and re.search(r"\(%?\w*,%\w+", a):
+            return None
+        m = re.match(r"(-?(?:0x)?[0-9a-f]+)\(", a)
     return int(m.group(1), 0) if m else 0
 
 
@@ -416,6 +436,8 @@ def access_kind(arch, i, memarg):
         return "lx"
     if matches(A["sx"], i):
         return "sx"
+    if arch == "s390x" and re.fullmatch(r"[nox](?:i|iy|c)", i.mnem):
+        return "update"         # AND/OR/XOR to storage: read and written
     if arch == "x86_64":
         mn = i.mnem
         if mn.startswith(("cmp", "test", "push")) or memarg is not i.args[-1]:
@@ -523,15 +545,21 @@ class Func:
 
     def status_check(self, k):
         """For a store-exclusive at k: (its success edges, its failure
-        edges), from the CBNZ/CBZ that tests its status register."""
+        edges), from the CBNZ/CBZ (or TBNZ/TBZ of bit 0) that tests its
+        status register before anything else writes it; None if there is
+        none."""
         st = reg(self.insns[k].args[0])
         for j in range(k + 1, len(self.insns)):
             i = self.insns[j]
-            if i.mnem in ("cbnz", "cbz") and reg(i.args[0]) == st:
+            tests = i.mnem in ("cbnz", "cbz") or \
+                (i.mnem in ("tbnz", "tbz") and i.args[1].strip() == "#0")
+            if tests and reg(i.args[0]) == st:
                 taken = self.at.get(i.target)
-                ok, bad = (j + 1, taken) if i.mnem == "cbnz" else (taken, j + 1)
+                ok, bad = (j + 1, taken) if i.mnem.endswith("nz") else (taken, j + 1)
                 return {(j, ok)}, {(j, bad)}
-        return set(), set()
+            if st in i.dest or i.target is not None:
+                break
+        return None
 
     def is_(self, what, k):
         return matches(self.A[what], self.insns[k])
@@ -554,7 +582,12 @@ def check_ordering(f, order, conditional, primitive):
     performed = {}
     for k in acc:
         if I[k].acc.kind == "sx":
-            performed.update({e: k for e in f.status_check(k)[0]})
+            check = f.status_check(k)
+            if check is None:
+                problems.append(f"'{I[k].text}' at {I[k].addr:x}: no test of its status "
+                                "register follows: the audit cannot tell when it stored")
+            else:
+                performed.update({e: k for e in check[0]})
     if not acc:
         local = [f"'{i.text}' at {i.addr:x}" for i in I if i.acc and i.acc.kind == "local"]
         problems.append(f"performs no {what}" + (
@@ -634,11 +667,13 @@ def check_ordering(f, order, conditional, primitive):
             if path:
                 problems.append(f"no release or full barrier before {here}: {f.show(path)}")
     if order != "full":
-        fences = sorted({i.text for i in I if matches(f.A["fence"], i)})
-        forms = sorted({i.mnem for k, i in enumerate(I) if k in acc or
-                        (i.acc and i.acc.kind == "lx")
-                        if weak and order == "relaxed" and
-                        (f.is_("acq", k) or f.is_("rel", k) or full(k))})
+        reach = {k for k in range(len(I)) if k == 0 or f.find([0], goal=k)}
+        fences = sorted({I[k].text for k in reach if f.is_("fence", k)})
+        # Forms stronger than the order asks (arm64).
+        stronger = {"relaxed": ("acq", "rel", "full"), "acquire": ("rel", "full"),
+                    "release": ("acq", "full")}[order] if weak else ()
+        forms = sorted({I[k].mnem for k in reach if I[k].acc and not I[k].acc.stack and
+                        not f.is_("fence", k) and any(f.is_(c, k) for c in stronger)})
         if fences or forms:
             costs.append(f"{order} but carries {', '.join(fences + forms)}")
     return problems, costs
@@ -669,8 +704,11 @@ def taint(f, sources):
     moves = re.compile(f"(?:{MOVES[f.arch]})")
     for k, i in enumerate(f.insns):
         out.append(set(bad))
-        regs = {reg(x) for a in i.args for x in re.split(r"[(),\[\]\s#]+", a) if reg(x)}
-        srcs = regs - set(i.dest) if moves.fullmatch(i.mnem) else regs
+        def regs(args):
+            return {reg(x) for a in args for x in re.split(r"[(),\[\]\s#]+", a) if reg(x)}
+        # A move's sources are its operands but the destination (x86: the last).
+        srcs = regs(i.args[:-1] if f.arch == "x86_64" else i.args[1:]) \
+            if moves.fullmatch(i.mnem) else regs(i.args)
         if i.acc and i.acc.kind == "load":
             srcs = set()      # an address register is not the loaded value
         hit = bool(srcs & bad) or (readers.fullmatch(i.mnem) and "cc" in bad) or k in sources
@@ -678,7 +716,7 @@ def taint(f, sources):
             (bad.add if hit else bad.discard)(d)
         if hit and not moves.fullmatch(i.mnem) and i.target is None:
             bad.add("cc")
-        elif not moves.fullmatch(i.mnem) and i.target is None and regs and not i.acc:
+        elif not moves.fullmatch(i.mnem) and i.target is None and i.args and not i.acc:
             bad.discard("cc")
     return out
 
@@ -702,7 +740,7 @@ def at(f, k, name):
     if not a or not a.loc:
         return False
     sym, _, off = name.partition("+")
-    return a.loc[0] == sym and (not off or a.loc[1] == int(off, 0))
+    return a.loc[0] == sym and (not off or a.loc[1] == int(off, 0))  # None: unknown
 
 
 def loads(f, k, x):
@@ -720,6 +758,11 @@ def check_rule(f, rule):
         return f"unknown rule '{rule}'"
     name, args, cmp, n = m.group(1), [a.strip() for a in m.group(2).split(",")], \
         m.group(3), int(m.group(4) or 0)
+    # A rule about a location the checker does not see at all proves nothing.
+    for x in args:
+        name_ = x[1:].partition("+")[0] if x.startswith("*") else x
+        if not any(at(f, k, name_) for k in range(len(f.insns))):
+            return f"no access to {name_} recognised"
     every = paths(f)
     if not every:
         return "no path returns"
@@ -893,6 +936,11 @@ SELFTEST = [
     ("ctrl_hoisted", "ctrl(w_b, w_a)", "without a branch"),
     ("ctrl_hoisted", "store_after_load(w_b, w_a)", "before loading"),
     ("ctrl_ok", "ctrl(w_b, w_a)", None),
+    ("ctrl_hoisted_copy", "ctrl(w_b, w_a)", "without a branch"),
+    ("ctrl_ok", "path_without_store(w_z)", "no access to w_z recognised"),
+    ("data_dep", "ctrl_or_data(w_b, w_a)", None),
+    ("data_dep", "ctrl(w_b, w_a)", "without a branch"),
+    ("ctrl_hoisted", "ctrl_or_data(w_b, w_a)", "without a branch"),
     ("ctrl_ok", "path_without_store(w_b)", None),
     ("ctrl_hoisted", "path_without_store(w_b)", "every path stores"),
     ("loads_merged", "loads(w_x)=2", "want =2"),
@@ -924,7 +972,10 @@ SELFTEST_ARCH = {
               ("ldar_read_acquire", "acquire", None),
               ("cmpxchg_fail_ok", "full?", None),
               ("cmpxchg_success_no_fence", "full?", "no full barrier after"),
-              ("lse_no_al", "full", "with the alternatives applied: no full barrier")],
+              ("lse_no_al", "full", "with the alternatives applied: no full barrier"),
+              ("status_unchecked", "full?", "no test of its status register"),
+              ("tbnz_ok", "full", None),
+              ("dsb_st_not_full", "full", "no full barrier after")],
 }
 
 
@@ -970,7 +1021,8 @@ def table(audits):
     (case x column x flavour) and every primitive (primitive x column x
     implementation), with the reasons of what did not simply pass."""
     cols = list(audits)
-    out = ["| | " + " | ".join(f"{c}: asm" + f" | {c}: builtins" for c in cols) + " |",
+    out = [f"- {c}: {audits[c].get('compiler') or 'compiler not recorded'}" for c in cols]
+    out += ["", "| | " + " | ".join(f"{c}: asm" + f" | {c}: builtins" for c in cols) + " |",
            "|---|" + "---:|" * (2 * len(cols))]
     for v in ("pass", "cost", "fail", "absent"):
         out.append(f"| {v} | " + " | ".join(
@@ -1047,8 +1099,10 @@ def main():
     worries = audit_worries(arch, prefix, directory)
     failed = [r for r in ordering if r["verdict"] == "fail"] + \
         [w for w in worries if w["verdict"] == "fail" and w["class"] == "guaranteed"]
-    out.write_text(json.dumps({"arch": arch, "ordering": ordering, "worries": worries,
-                               "failed": len(failed)}, indent=1) + "\n")
+    cc = directory / "compiler"
+    compiler = cc.read_text().strip() if cc.exists() else ""
+    out.write_text(json.dumps({"arch": arch, "compiler": compiler, "ordering": ordering,
+                               "worries": worries, "failed": len(failed)}, indent=1) + "\n")
     for impl in ("asm", "builtins"):
         n = {v: sum(1 for r in ordering if r["impl"] == impl and r["verdict"] == v)
              for v in ("pass", "cost", "fail", "absent")}

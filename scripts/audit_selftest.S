@@ -86,6 +86,18 @@ addr_dep_broken:		/* p = READ_ONCE(w_p); if (p == &w_x) return p->b; */
 1:	lrl	%r2,w_x+4
 	br	%r14
 
+ctrl_hoisted_copy:		/* the same through a copied address */
+	larl	%r1,w_b
+	lgr	%r3,%r1
+	mvhi	0(%r3),1
+	lrl	%r2,w_a
+	br	%r14
+data_dep:			/* WRITE_ONCE(w_b, READ_ONCE(w_a) + 1): no branch */
+	lrl	%r2,w_a
+	ahi	%r2,1
+	larl	%r1,w_b
+	st	%r2,0(%r1)
+	br	%r14
 order_swapped:			/* WRITE_ONCE(msg); WRITE_ONCE(flag); swapped */
 	larl	%r1,w_flag
 	mvhi	0(%r1),1
@@ -170,6 +182,19 @@ addr_dep_broken:
 1:	xor	%eax,%eax
 	ret
 
+ctrl_hoisted_copy:
+	lea	w_b(%rip),%rax
+	mov	%rax,%rdx
+	movl	$1,(%rdx)
+	mov	w_a(%rip),%eax
+	ret
+data_dep:			/* WRITE_ONCE(w_b, !READ_ONCE(w_a)): a select */
+	mov	w_a(%rip),%eax
+	test	%eax,%eax
+	sete	%dl
+	movzbl	%dl,%edx
+	mov	%edx,w_b(%rip)
+	ret
 order_swapped:
 	movl	$1,w_flag(%rip)
 	movl	$1,w_msg(%rip)
@@ -338,6 +363,45 @@ addr_dep_broken:
 1:	mov	w0,#0
 	ret
 
+ctrl_hoisted_copy:
+	adrp	x1,w_b
+	add	x1,x1,#:lo12:w_b
+	mov	x3,x1
+	mov	w2,#1
+	str	w2,[x3]
+	adrp	x0,w_a
+	ldr	w0,[x0,#:lo12:w_a]
+	ret
+status_unchecked:		/* the status goes through another register */
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	mov	w5,w4
+	cbnz	w5,1b
+	dmb	ish
+	ret
+tbnz_ok:			/* the status tested by its bit 0 */
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	tbnz	w4,#0,1b
+	dmb	ish
+	ret
+dsb_st_not_full:		/* wmb() orders stores only */
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	cbnz	w4,1b
+	dsb	ishst
+	ret
+data_dep:
+	adrp	x0,w_a
+	ldr	w0,[x0,#:lo12:w_a]
+	cmp	w0,#0
+	cset	w1,eq
+	adrp	x2,w_b
+	str	w1,[x2,#:lo12:w_b]
+	ret
 order_swapped:
 	adrp	x0,w_flag
 	mov	w1,#1

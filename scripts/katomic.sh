@@ -30,6 +30,11 @@ declare -A FRAGMENTS=(
 	[kcsan]="--kconfig_add=CONFIG_DEBUG_KERNEL=y;--kconfig_add=CONFIG_KCSAN=y"
 	[llsc]="--kconfig_add=CONFIG_ARM64_USE_LSE_ATOMICS=n"
 	[bench]="--kconfig_add=CONFIG_ATOMIC_KUNIT_BENCHMARK=y;atomic_bench_*"
+	[clang]="--make_options=LLVM=-19"
+)
+# What a fragment needs installed besides PACKAGES (only when it is used).
+declare -A FRAGMENT_PACKAGES=(
+	[clang]="clang-19 lld-19 llvm-19"
 )
 
 export PYTHONDONTWRITEBYTECODE=1
@@ -71,8 +76,10 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   combination runs by name
 
 Architectures: $(arches | paste -sd ' ') (one row each in scripts/arches.tsv).
-Configurations: ARCH[-builtins][-kasan|-kcsan][-llsc][-bench], the fragments
-in any order: ARCH alone is the architecture's own atomics; builtins:
+Configurations: ARCH[-builtins][-kasan|-kcsan][-llsc][-clang][-bench], the
+fragments in any order: ARCH alone is the architecture's own atomics, built
+with GCC; clang: built with clang 19 (LLVM=-19; installs clang-19, lld-19
+and llvm-19 when first used); builtins:
 CONFIG_ATOMIC_BUILTINS=y; kasan, kcsan: under KASAN or KCSAN (any report
 fails the run); llsc: arm64's LL/SC atomics, not LSE
 (CONFIG_ARM64_USE_LSE_ATOMICS=n); bench: only the benchmarks
@@ -90,9 +97,14 @@ arguments, e.g. to try the failure paths: oops=panic, panic=0, -S).
 EOF
 }
 
+# Installs PACKAGES, every architecture's, and those of the fragments of
+# the configurations named.
 cmd_deps() {
-	local missing=() a p
-	for p in $PACKAGES $(for a in $(arches); do arch_field "$a" packages; done | tr , ' '); do
+	local missing=() a c p f extra=
+	for c in "$@"; do
+		for f in $(tr - ' ' <<< "${c#*-}"); do extra+=" ${FRAGMENT_PACKAGES[$f]:-}"; done
+	done
+	for p in $PACKAGES $extra $(for a in $(arches); do arch_field "$a" packages; done | tr , ' '); do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'ok installed' || missing+=("$p")
 	done
@@ -422,6 +434,7 @@ audited() { [[ "-$1-" != *-kasan-* && "-$1-" != *-kcsan-* && "-$1-" != *-bench-*
 # kernel's flags. Writes OUT.audit.{json,log}; fails when the audit does.
 audit_build() {
 	local arch=$1 bdir=$2 out=$3 dir=$WORK/audit/${3##*/} f objs rc=0
+	shift 3		# the rest: make options of the build (LLVM=...)
 	rm -f "$out".audit.*
 	[ -f "$bdir/.config" ] || { echo "audit: $bdir is not built" | tee "$out.audit.log" >&2; return 1; }
 	rm -rf "$dir"
@@ -436,8 +449,9 @@ audit_build() {
 	done
 	objs="audit_asm.o audit_builtins.o worries_once.o worries_builtins.o worries_c11.o"
 	echo "obj-m := $objs" > "$dir/Kbuild"
+	sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$bdir/.config" > "$dir/compiler"
 	if ! make -s -C "$TREE" O="$bdir" M="$dir" ARCH="$(karch "$arch")" \
-	     CROSS_COMPILE="$(cross "$arch")" $objs > "$dir/build.log" 2>&1; then
+	     CROSS_COMPILE="$(cross "$arch")" "$@" $objs > "$dir/build.log" 2>&1; then
 		{ echo "audit: the probes do not build against $bdir:"; tail -5 "$dir/build.log"; } |
 			tee "$out.audit.log" >&2
 		return 1
@@ -449,7 +463,8 @@ audit_build() {
 
 audit_one() {
 	say "[$1] machine-code audit"
-	audit_build "${1%%-*}" "$(build_dir "$1")" "$RESULTS/$1"
+	audit_build "${1%%-*}" "$(build_dir "$1")" "$RESULTS/$1" \
+		$(config_args "$1" | sed -n 's/^--make_options=//p')
 }
 
 cmd_audit() {
@@ -470,7 +485,7 @@ cmd_run() {
 	[ $# -gt 0 ] || die "run: name at least one configuration"
 	local c
 	for c in "$@"; do config_args "$c" >/dev/null; done
-	cmd_deps
+	cmd_deps "$@"
 	cmd_tree
 	mkdir -p "$RESULTS"
 	python3 "$REPO/scripts/audit.py" --selftest || die "the audit's self-test failed"
