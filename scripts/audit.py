@@ -56,6 +56,8 @@ ARCH = {
         "fence": r"bnor %r0|br %r0",
         "acq": None, "rel": None, "lx": None, "sx": None, "local": None,
         "ret": r"br %r14",
+        # BCR with a condition on %r14: return if (clang: "ber %r14").
+        "cond_ret": r"b(?!r )[a-z]+r %r14",
         "jump": r"j|jg|brul?",
         "call": r"brasl?|basr?",
         "branch": r"j\w*|br\w*|c\w*j\w*|bras\w*|bc|bcr",
@@ -73,6 +75,7 @@ ARCH = {
         "fence": r"mfence",
         "acq": None, "rel": None, "lx": None, "sx": None,
         "ret": r"ret[q]?",
+        "cond_ret": None,
         "jump": r"jmp[q]?",
         "call": r"call[q]?",
         "branch": r"j\w*|call\w*",
@@ -95,6 +98,7 @@ ARCH = {
         "local": None,
         "sx": r"st[l]?xr[bh]?|st[l]?xp",
         "ret": r"ret",
+        "cond_ret": None,
         "jump": r"b",
         "call": r"blr?",
         "branch": r"b|b\.\w+|blr?|cbn?z|tbn?z",
@@ -104,7 +108,7 @@ ARCH = {
     },
 }
 for _a in ARCH.values():
-    for _k in ("rmw", "local", "full", "fence", "acq", "rel", "lx", "sx", "ret", "jump",
+    for _k in ("rmw", "local", "full", "fence", "acq", "rel", "lx", "sx", "ret", "cond_ret", "jump",
                "call", "branch", "noaccess", "store"):
         if _a[_k]:
             _a[_k] = re.compile(rf"(?:{_a[_k]})")
@@ -502,6 +506,8 @@ class Func:
         i, A = self.insns[k], self.A
         if matches(A["ret"], i) or RETURN_THUNKS.fullmatch(i.extern or ""):
             return [EXIT]
+        if matches(A["cond_ret"], i):
+            return [EXIT] + ([k + 1] if k + 1 < len(self.insns) else [])
         if matches(A["call"], i):
             return [k + 1] if k + 1 < len(self.insns) else []
         if i.extern:                    # a tail call
@@ -692,7 +698,7 @@ MOVES = {"x86_64": r"mov\w*|lea\w*|pop\w*",
 
 def conditional_branch(f, k):
     i = f.insns[k]
-    return i.target is not None and not f.is_("jump", k)
+    return (i.target is not None and not f.is_("jump", k)) or f.is_("cond_ret", k)
 
 
 def taint(f, sources):
@@ -956,6 +962,8 @@ SELFTEST = [
 ]
 SELFTEST_ARCH = {
     "s390x": [("full_no_fence", "full", "no full barrier after"),
+              ("ctrl_condret", "ctrl(w_b, w_a)", None),
+              ("ctrl_condret", "path_without_store(w_b)", None),
               ("full_fence_skipped", "full", "no full barrier after")],
     # TSO: a missing barrier is a missing LOCK, a plain access.
     "x86_64": [("full_no_fence", "full", "performs no atomic"),

@@ -86,6 +86,13 @@ addr_dep_broken:		/* p = READ_ONCE(w_p); if (p == &w_x) return p->b; */
 1:	lrl	%r2,w_x+4
 	br	%r14
 
+ctrl_condret:			/* as clang: return if zero, then store */
+	lrl	%r2,w_a
+	ltr	%r2,%r2
+	ber	%r14
+	larl	%r1,w_b
+	mvhi	0(%r1),1
+	br	%r14
 ctrl_hoisted_copy:		/* the same through a copied address */
 	larl	%r1,w_b
 	lgr	%r3,%r1
