@@ -621,11 +621,13 @@ def check_ordering(f, order, conditional, primitive):
                 k if weak and order == "acquire" and not full(load_half(k)) and
                 not f.is_("acq", load_half(k)) else None)
 
-    start = (0, None, (), None, None)
+    # consts: registers a MOV of a constant set on this path (arm64), so that
+    # clang's "mov w8, #1; cbnz w8, <dmb>" is not read as a way around it.
+    start = (0, None, (), None, None, ())
     parent, todo, found = {start: None}, [start], {}
     while todo:
         state = todo.pop()
-        k, setter, known, pf, pa = state
+        k, setter, known, pf, pa, consts = state
         if k == EXIT:
             for why, w in (("full barrier", pf), ("acquire or full barrier", pa)):
                 if w is not None and (why, w) not in found:
@@ -643,13 +645,27 @@ def check_ordering(f, order, conditional, primitive):
         if k in acc and I[k].acc.kind != "sx":
             nf, na = waits(k)
             pf, pa = nf if nf is not None else pf, na if na is not None else pa
-        cond = None
+        cond, cz, i = None, None, I[k]
+        if f.arch == "arm64" and i.mnem in ("cbz", "cbnz", "tbz", "tbnz") and \
+                reg(i.args[0]) in dict(consts):       # whether it is taken
+            v = dict(consts)[reg(i.args[0])]
+            if i.mnem.startswith("tb"):
+                v &= 1 << int(i.args[1].strip().lstrip("#"), 0)
+            cz = (v != 0) == i.mnem.endswith("nz")
+        if f.arch == "arm64":
+            consts = tuple((r, v) for r, v in consts if r not in i.dest)
+            m = re.fullmatch(r"#(-?(?:0x)?[0-9a-f]+)|[wx]zr", i.args[1]) \
+                if i.mnem == "mov" and len(i.args) == 2 else None
+            if m and i.dest:
+                consts += ((i.dest[0], int(m.group(1), 0) if m.group(1) else 0),)
         if f.arch == "arm64" and FLAG_SETTERS.fullmatch(I[k].mnem):
             setter, known = k, ()
         elif f.arch == "arm64" and I[k].mnem.startswith("b.") and I[k].target is not None:
             cond = I[k].mnem[2:]
         for s_ in f.succ(k):
             nk, nf, na = known, pf, pa
+            if cz is not None and (s_ == f.at.get(i.target) and s_ != k + 1) != cz:
+                continue
             if cond:
                 taken = s_ == f.at.get(I[k].target) and s_ != k + 1
                 want = dict(known).get(cond, None)
@@ -661,7 +677,7 @@ def check_ordering(f, order, conditional, primitive):
             if (k, s_) in performed:
                 wf, wa = waits(performed[(k, s_)])
                 nf, na = wf if wf is not None else nf, wa if wa is not None else na
-            nxt = (s_, setter, nk, nf, na)
+            nxt = (s_, setter, nk, nf, na, consts)
             if nxt not in parent:
                 parent[nxt] = state
                 todo.append(nxt)
@@ -983,6 +999,8 @@ SELFTEST_ARCH = {
               ("lse_no_al", "full", "with the alternatives applied: no full barrier"),
               ("status_unchecked", "full?", "no test of its status register"),
               ("tbnz_ok", "full", None),
+              ("const_flag_ok", "full?", None),
+              ("const_flag_skips", "full?", "no full barrier after"),
               ("dsb_st_not_full", "full", "no full barrier after")],
 }
 

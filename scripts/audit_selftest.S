@@ -379,6 +379,33 @@ ctrl_hoisted_copy:
 	adrp	x0,w_a
 	ldr	w0,[x0,#:lo12:w_a]
 	ret
+const_flag_ok:			/* clang: a constant flag picks the DMB path */
+1:	ldxr	w8,[x0]
+	cmp	w8,w1
+	b.ne	2f
+	stlxr	w9,w2,[x0]
+	cbnz	w9,1b
+	mov	w3,#1
+	tbnz	w3,#0,3f
+	ret
+2:	mov	w3,wzr
+	clrex
+	cbz	w3,4f
+3:	dmb	ish
+4:	ret
+const_flag_skips:		/* the same with the flag wrong: no DMB */
+1:	ldxr	w8,[x0]
+	cmp	w8,w1
+	b.ne	2f
+	stlxr	w9,w2,[x0]
+	cbnz	w9,1b
+	mov	w3,wzr
+	cbnz	w3,3f
+	ret
+2:	clrex
+	ret
+3:	dmb	ish
+	ret
 status_unchecked:		/* the status goes through another register */
 1:	ldxr	w2,[x1]
 	add	w3,w2,w0
