@@ -734,8 +734,8 @@ def taint(f, sources):
         if i.acc and i.acc.kind == "load":
             srcs = set()      # an address register is not the loaded value
         hit = bool(srcs & bad) or (readers.fullmatch(i.mnem) and "cc" in bad) or k in sources
-        for d in i.dest:
-            (bad.add if hit else bad.discard)(d)
+        for d in i.dest:        # arm64's zero register holds nothing
+            (bad.add if hit and d != "zr" else bad.discard)(d)
         if hit and not moves.fullmatch(i.mnem) and i.target is None:
             bad.add("cc")
         elif not moves.fullmatch(i.mnem) and i.target is None and i.args and not i.acc:
