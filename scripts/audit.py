@@ -947,7 +947,7 @@ def audit_ordering(arch, prefix, directory):
 
 # What --selftest expects of scripts/audit_selftest.S: (function, check, a
 # fragment of the complaint, None where the code is right and must pass).
-# A check is an ordering (full, acquire, release; "?" marks a conditional
+# A check is an ordering (full, acquire, release, relaxed; "?" marks a conditional
 # op) or a worries.tsv rule.
 SELFTEST = [
     ("full_ok", "full", None),
