@@ -77,6 +77,16 @@ PROBE bool probe_##atomic##_dec_and_test(vtype *v)			\
 {									\
 	return atomic##_dec_and_test(v);				\
 }									\
+/* How the condition-deciding ops are used: branched on. */		\
+PROBE void probe_##atomic##_dec_and_test_if(vtype *v, int *done)	\
+{									\
+	if (atomic##_dec_and_test(v))					\
+		WRITE_ONCE(*done, 1);					\
+}									\
+PROBE bool probe_##atomic##_sub_and_test(vtype *v, type i)		\
+{									\
+	return atomic##_sub_and_test(i, v);				\
+}									\
 PROBE bool probe_##atomic##_add_unless(vtype *v, type a, type u)	\
 {									\
 	return atomic##_add_unless(v, a, u);				\

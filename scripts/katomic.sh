@@ -57,13 +57,18 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   build the tree at that patch for every architecture, the
                   assembly and, where that patch's Kconfig offers them, the
                   builtins (bisectability)
-  report          assembly vs builtins vs the stock tree, every architecture:
+  report [ARCH...] assembly vs builtins vs the stock tree, per architecture
+                  (every one, or those named; the others' entries are kept
+                  from the previous results/report.json) and per compiler
+                  (GCC and the compilers column of scripts/arches.tsv):
                   instructions per primitive (scripts/atomic_probe.c), vmlinux
-                  size (kunit/report.kunitconfig, no tests) and benchmarks in
-                  one boot (ARCH-bench); writes results/report.{md,json,*.png}.
-                  3 kernel builds (4 on arm64: llsc) and a boot per
-                  architecture after 'run' of the matrix (ARCH-bench reuses
-                  ARCH's build): 47 minutes cold on 2 cores
+                  size (kunit/report.kunitconfig, no tests), the audit, and
+                  with GCC benchmarks in one boot (ARCH-bench); writes
+                  results/report.{md,json,*.png}. 3 kernel builds per
+                  compiler (and arm64's llsc with GCC) and a boot per
+                  architecture, after 'run' of the matrix (ARCH-bench reuses
+                  ARCH's build): about 45 minutes per architecture cold on
+                  2 cores
   audit CONFIG... the machine-code audit alone (scripts/audit.py), of the
                   configurations' existing builds and the tree as it is now:
                   every primitive's ordering on both implementations and the
@@ -498,17 +503,20 @@ cmd_run() {
 # The report's kernels: kunit/report.kunitconfig (no tests), built from the
 # stock tree (a worktree at 'pristine') and from the series with either
 # implementation, each with scripts/atomic_probe.c compiled against it.
+# ARCH VARIANT [COMPILER]: COMPILER a fragment (clang), GCC without it.
 report_build() {
-	local arch=$1 variant=$2 src=$TREE name=$1-$2 list args=()
+	local arch=$1 variant=$2 compiler=${3:-} src=$TREE name=$1-$2${3:+-$3} list args=() f
 	local bdir=$WORK/build/report/$name pdir=$WORK/probe/$name
 	[ "$variant" = stock ] && src=$WORK/stock
 	list=$(arch_args "$arch") || exit 1
-	case $variant in
-	stock|asm) ;;
-	*)	[ -n "${FRAGMENTS[$variant]+set}" ] ||
-			die "report: '$variant' in the report column of $arch is not a fragment"
-		list+=$'\n'$(fragment_args "$variant") ;;
-	esac
+	for f in $variant $compiler; do
+		case $f in
+		stock|asm) ;;
+		*)	[ -n "${FRAGMENTS[$f]+set}" ] ||
+				die "report: '$f' in the row of $arch is not a fragment"
+			list+=$'\n'$(fragment_args "$f") ;;
+		esac
+	done
 	mapfile -t args <<< "$list"
 	mkdir -p "$bdir"
 	say "[report] $name: build (log: $bdir.log)"
@@ -521,7 +529,7 @@ report_build() {
 	cp "$REPO/scripts/atomic_probe.c" "$pdir/"
 	echo 'obj-m := atomic_probe.o' > "$pdir/Kbuild"
 	make -s -C "$src" O="$bdir" M="$pdir" ARCH="$(karch "$arch")" \
-		CROSS_COMPILE="$(cross "$arch")" \
+		CROSS_COMPILE="$(cross "$arch")" $(sed -n 's/^--make_options=//p' <<< "$list") \
 		atomic_probe.o >> "$bdir.log" 2>&1 ||
 		die "report: the probe does not build against $name (log: $bdir.log)"
 }
@@ -538,22 +546,35 @@ stock_tree() {
 }
 
 cmd_report() {
-	local arch variant
-	cmd_deps
+	local arch variant c name list=("$@") compilers=()
+	for arch in "${list[@]}"; do
+		arch_field "$arch" name >/dev/null ||
+			die "report: unknown architecture '$arch' (architectures: $(arches | paste -sd ' '))"
+	done
+	[ ${#list[@]} -gt 0 ] || mapfile -t list < <(arches)
+	for arch in "${list[@]}"; do
+		compilers+=($(arch_field "$arch" compilers))
+	done
+	cmd_deps "${compilers[@]}"
 	cmd_tree
 	stock_tree
 	mkdir -p "$RESULTS"
-	for arch in $(arches); do
-		for variant in stock asm builtins $(arch_field "$arch" report); do
-			report_build "$arch" "$variant"
-			# The audit compiles both implementations against one build.
-			[ "$variant" = stock ] || [ "$variant" = builtins ] ||
-				audit_build "$arch" "$WORK/build/report/$arch-$variant" \
-					"$RESULTS/report-$arch-$variant" || true
+	for arch in "${list[@]}"; do
+		for c in "" $(arch_field "$arch" compilers); do
+			for variant in stock asm builtins $([ -n "$c" ] || arch_field "$arch" report); do
+				name=$arch-$variant${c:+-$c}
+				report_build "$arch" "$variant" $c
+				# The audit compiles both implementations against one build.
+				[ "$variant" = stock ] || [ "$variant" = builtins ] ||
+					audit_build "$arch" "$WORK/build/report/$name" \
+						"$RESULTS/report-$name" \
+						$([ -z "$c" ] || fragment_args "$c" | sed -n 's/^--make_options=//p') ||
+					true
+			done
 		done
 		run_one "$arch-bench"
 	done
-	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK"
+	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" "${list[@]}"
 }
 
 case ${1:-} in

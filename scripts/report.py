@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Assembly vs compiler builtins: code per primitive, kernel size, speed.
 
-usage: report.py RESULTS TREE WORK
+usage: report.py RESULTS TREE WORK [ARCH...]
 
 Reads what 'scripts/katomic.sh report' built for each ARCH of
-scripts/arches.tsv (its toolchain prefix and call mnemonics from there):
+scripts/arches.tsv (its toolchain prefix and call mnemonics from there), or
+for the ARCHs named, keeping the other architectures' entries of the previous
+RESULTS/report.json (each entry names the series it was built from):
   WORK/probe/ARCH-VARIANT/atomic_probe.o  scripts/atomic_probe.c, one function
                                           per primitive, VARIANT being stock
                                           (Debian's tree, no series), asm or
@@ -18,7 +20,9 @@ scripts/arches.tsv (its toolchain prefix and call mnemonics from there):
                                           implementations in one boot
   RESULTS/report-ARCH-VARIANT.audit.json  scripts/audit.py on the asm build and
                                           the row's further variants
-and writes RESULTS/report.{md,json} and RESULTS/report-{insns,speed}.png.
+and the same with -COMPILER after VARIANT for each further compiler of the
+row (its compilers column: clang), but for the benchmarks and the further
+variants, which are built with GCC alone. It writes RESULTS/report.{md,json} and RESULTS/report-{insns,speed}.png.
 
 Per probe function: instructions up to the symbol's size (no alignment
 padding), bytes, instructions of the longest loop (a backward branch and
@@ -26,6 +30,7 @@ what it jumps over) and calls. Speed: the median time per operation of each
 benchmark, and the ratio asm/builtins (below 1: the assembly is faster).
 """
 
+import hashlib
 import json
 import re
 import statistics
@@ -128,22 +133,61 @@ def bench(console):
     return out
 
 
-def arch_report(arch, prefix, calls, extra, tree, work, results):
+def series_id():
+    """scripts/katomic.sh's series_id: which patches/ a build was made of."""
+    patches = sorted(p for p in (Path(__file__).parent.parent / "patches").glob("[0-9]*.patch")
+                     if not p.name.startswith("0000-"))
+    return hashlib.sha256(b"".join(p.read_bytes() for p in patches)).hexdigest()[:16]
+
+
+def compiler_of(bdir):
+    m = re.search(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', Path(bdir, ".config").read_text(), re.M)
+    return m.group(1) if m else "?"
+
+
+def arch_report(arch, prefix, calls, extra, tree, work, results, compiler=""):
     """extra: the further variants of the architecture's row (its report
-    column), each the series built with that fragment, e.g. llsc."""
-    variants = VARIANTS + tuple(extra)
-    probe = {v: functions(f"{work}/probe/{arch}-{v}/atomic_probe.o", prefix, calls,
+    column), each the series built with that fragment, e.g. llsc. compiler:
+    a fragment of the row's compilers column, or "" for GCC; the benchmarks
+    are GCC's alone."""
+    sfx = f"-{compiler}" if compiler else ""
+    variants = VARIANTS + (() if compiler else tuple(extra))
+    probe = {v: functions(f"{work}/probe/{arch}-{v}{sfx}/atomic_probe.o", prefix, calls,
                           r"probe_(\w+)")
              for v in variants}
     for fns in probe.values():
         for f in fns.values():
             del f["code"]
+    vmlinux = {v: f"{work}/build/report/{arch}-{v}{sfx}/vmlinux" for v in variants}
+    speed, ratios, same_code = {}, {}, []
+    if not compiler:
+        speed, ratios, same_code = arch_speed(arch, prefix, calls, work, results)
+    return {
+        "arch": arch,
+        "compiler": compiler_of(f"{work}/build/report/{arch}-asm{sfx}"),
+        "series": series_id(),
+        "variants": variants,
+        "probe": {f: {v: probe[v][f] for v in variants if f in probe[v]}
+                  for f in sorted(probe["asm"])},
+        "size": {v: size(prefix, vmlinux[v]) for v in variants},
+        "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
+                          for a, b in [("stock", "asm"), ("asm", "builtins")]
+                          + [(x, "builtins") for x in extra]},
+        "speed": speed,
+        "ratio": ratios,
+        "same_code": same_code,
+    }
+
+
+def arch_speed(arch, prefix, calls, work, results):
+    """The ARCH-bench boot's times, their ratios asm/builtins, and the
+    benchmarks whose loop is the same machine code on both sides: their
+    ratios show how far TCG alone moves a figure."""
     # The benchmark loops, as booted: ARCH is configured with the assembly,
     # so atomic_smp_other_kunit.o has the builtins.
     loops = {impl: functions(f"{work}/build/{arch}/lib/{obj}", prefix, calls, r"(\w+)_bench")
              for impl, obj in (("asm", "atomic_smp_kunit.o"),
                                ("builtins", "atomic_smp_other_kunit.o"))}
-    vmlinux = {v: f"{work}/build/report/{arch}-{v}/vmlinux" for v in variants}
     name = f"{arch}-bench"
     check = summarise(results, name)
     if not check["ok"]:
@@ -157,23 +201,10 @@ def arch_report(arch, prefix, calls, extra, tree, work, results):
                 ratios.setdefault(sc, {})[op] = round(a["ps"] / b["ps"], 3)
     if not ratios:
         sys.exit(f"report: no benchmark figures in {results}/{name}.console.log")
-    return {
-        "compiler": run(prefix + "gcc", "--version").splitlines()[0],
-        "variants": variants,
-        "probe": {f: {v: probe[v][f] for v in variants if f in probe[v]}
-                  for f in sorted(probe["asm"])},
-        "size": {v: size(prefix, vmlinux[v]) for v in variants},
-        "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
-                          for a, b in [("stock", "asm"), ("asm", "builtins")]
-                          + [(x, "builtins") for x in extra]},
-        "speed": speed,
-        "ratio": ratios,
-        # Benchmarks whose loop is the same machine code on both sides: their
-        # ratios show how far TCG alone moves a figure.
-        "same_code": sorted(op for op in ratios[SCENARIOS[0]]
-                            if loops["asm"].get(op, {}).get("code") ==
-                            loops["builtins"].get(op, {}).get("code", [])),
-    }
+    same = sorted(op for op in ratios[SCENARIOS[0]]
+                  if loops["asm"].get(op, {}).get("code") ==
+                  loops["builtins"].get(op, {}).get("code", []))
+    return speed, ratios, same
 
 
 def wins(probe, a, b="builtins"):
@@ -197,12 +228,21 @@ def headline(r):
             "calls": {v: sum(p[v]["calls"] for p in probe if v in p) for v in r["variants"]},
             "stock_differs": sorted(f for f, p in r["probe"].items()
                                     if "stock" in p and p["stock"]["insns"] != p["asm"]["insns"]),
+            # Where the series' asm is not the shortest of the three.
+            "asm_behind": {f: [p[v]["insns"] for v in VARIANTS]
+                           for f, p in r["probe"].items()
+                           if "stock" in p and p["asm"]["insns"] >
+                           min(p["stock"]["insns"], p["builtins"]["insns"])},
             "text_delta": r["size"]["builtins"]["text"] - r["size"]["asm"]["text"],
             "median_ratio": {sc: statistics.median(r["ratio"][sc].values())
                              for sc in SCENARIOS if sc in r["ratio"]},
-            "median_ratio_all": statistics.median(every),
+            "median_ratio_all": statistics.median(every) if every else None,
             "median_ratio_code_differs": statistics.median(differ) if differ else None,
             "same_code_ratio_range": [min(same), max(same)] if same else None}
+
+
+def ratio(x):
+    return "-" if x is None else f"{x:.2f}"
 
 
 def markdown(report, audit):
@@ -210,7 +250,8 @@ def markdown(report, audit):
          "Generated by `make report`. `asm` is the architecture's own atomics (the",
          "series with CONFIG_ATOMIC_ARCH, the default), `builtins` the generic one on",
          "GCC's `__atomic` builtins (CONFIG_ATOMIC_BUILTINS), `stock` Debian's",
-         "linux-source-6.12 without the series.", "",
+         "linux-source-6.12 without the series. An entry ARCH is built with GCC,",
+         "ARCH-clang with clang (LLVM=-19), each variant as with GCC.", "",
          "## Headline", "",
          "| arch | fewer insns: asm | builtins | same | calls asm/builtins |"
          " vmlinux text, builtins - asm | median time ratio asm/builtins |"
@@ -221,7 +262,7 @@ def markdown(report, audit):
         d, z = h["median_ratio_code_differs"], h["same_code_ratio_range"]
         L.append(f"| {arch} | {h['insns_wins']['asm']} | {h['insns_wins']['builtins']} | "
                  f"{h['insns_wins']['same']} | {h['calls']['asm']}/{h['calls']['builtins']} | "
-                 f"{h['text_delta']:+d} B | {h['median_ratio_all']:.2f} | "
+                 f"{h['text_delta']:+d} B | {ratio(h['median_ratio_all'])} | "
                  f"{'-' if d is None else f'{d:.2f}'} | "
                  f"{'-' if z is None else f'{z[0]:.2f} to {z[1]:.2f}'} |")
         for x, e in h["extra"].items():
@@ -239,7 +280,21 @@ def markdown(report, audit):
           "CONFIG_ARM64_USE_LSE_ATOMICS=n, the LL/SC code alone, as the builtins are; the",
           "`asm` build has LSE and carries both: the LSE instruction, patched in at boot,",
           "and the LL/SC loop after it in the same function).", ""]
+    current = series_id()
+    old = {arch: r["series"] for arch, r in report.items() if r.get("series") != current}
+    if old:
+        L += [f"- Built from an earlier series than patches/ ({current}): "
+              + ", ".join(f"{a} ({s})" for a, s in old.items())]
     for arch, r in report.items():
+        behind = r["headline"].get("asm_behind")
+        if behind is not None:
+            L.append(f"- {arch}: " + ("the series' asm takes no more instructions than "
+                                      "min(stock, builtins) in every probe function."
+                                      if not behind else
+                                      "the series' asm takes more instructions than "
+                                      "min(stock, builtins) in: " +
+                                      ", ".join(f"{f} ({a} against {s} and {b})"
+                                                for f, (s, a, b) in behind.items())))
         if r["headline"]["stock_differs"]:
             L.append(f"- {arch}: asm differs from stock in: "
                      + ", ".join(r["headline"]["stock_differs"]))
@@ -299,6 +354,8 @@ def markdown(report, audit):
           "[report-speed.png](report-speed.png).", ""]
     for arch, r in report.items():
         h = r["headline"]["median_ratio"]
+        if not r["speed"]:
+            continue
         L += [f"### {arch}", "", "Median ratio: " + ", ".join(f"{sc} {h[sc]:.2f}" for sc in h)
               + ". Same code: the benchmark loop is the same machine code on both sides.",
               "", "| primitive | same code | " + " | ".join(f"{sc} asm ps | builtins ps | ratio"
@@ -344,9 +401,10 @@ def plot(report, results):
                        f"plot '{dat}' using 2:xtic(1) title 'stock'"
                        + "".join(f", '' using {n} title '{v}'"
                                  for n, v in enumerate(r["variants"][1:], 3))]
+        timed = {arch: r for arch, r in report.items() if r["ratio"]}
         script += ["unset multiplot", f"set output '{results}/report-speed.png'",
-                   f"set multiplot layout {n},1"]
-        for arch, r in report.items():
+                   f"set multiplot layout {len(timed)},1"]
+        for arch, r in timed.items():
             dat = Path(tmp, f"{arch}-speed.dat")
             ops = list(r["ratio"][SCENARIOS[0]])
             dat.write_text("".join(f"{op}{'=' if op in r['same_code'] else ''} "
@@ -377,20 +435,30 @@ def compare(old, new):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
     results, tree, work = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-    report = {arch: arch_report(arch, a["prefix"], a["calls"], a["report"].split(), tree,
-                                work, results)
-              for arch, a in arches().items()}
-    for r in report.values():
-        r["headline"] = headline(r)
+    every = arches()
+    chosen = sys.argv[4:] or list(every)
+    for arch in chosen:
+        if arch not in every:
+            sys.exit(f"report: unknown architecture {arch} (scripts/arches.tsv: {' '.join(every)})")
     previous = results / "report.json"
     old = json.loads(previous.read_text()) if previous.exists() else None
+    report = {}
+    for arch, a in every.items():
+        for c in [""] + a["compilers"].split():
+            key = arch + (f"-{c}" if c else "")
+            if arch in chosen:
+                report[key] = arch_report(arch, a["prefix"], a["calls"], a["report"].split(),
+                                          tree, work, results, c)
+                report[key]["headline"] = headline(report[key])
+            elif old and key in old:
+                report[key] = old[key]
     # RESULTS/report-ARCH-VARIANT.audit.json, as 'scripts/katomic.sh report' audits them.
     audit = {}
-    for arch, a in arches().items():
-        for variant in ["asm"] + a["report"].split():
+    for arch, a in every.items():
+        for variant in ["asm"] + a["report"].split() + [f"asm-{c}" for c in a["compilers"].split()]:
             p = results / f"report-{arch}-{variant}.audit.json"
             if p.exists():
                 audit[arch if variant == "asm" else f"{arch} {variant}"] = json.loads(p.read_text())
@@ -403,8 +471,8 @@ def main():
         print(f"report: {arch}: fewer instructions: asm {h['insns_wins']['asm']}, builtins "
               f"{h['insns_wins']['builtins']}, same {h['insns_wins']['same']}; vmlinux text "
               f"{h['text_delta']:+d} bytes with the builtins; median time ratio asm/builtins "
-              f"{h['median_ratio_all']:.2f} (TCG; same-code control "
-              + (f"{z[0]:.2f} to {z[1]:.2f})" if z else "none: no loop is the same code)"))
+              f"{ratio(h['median_ratio_all'])} (TCG; same-code control "
+              + (f"{z[0]:.2f} to {z[1]:.2f})" if z else "none)"))
     if old is not None:
         diff = compare(old, report)
         print("report: instruction counts and sizes " +
