@@ -281,7 +281,8 @@ def markdown(report, audit):
           "`asm` build has LSE and carries both: the LSE instruction, patched in at boot,",
           "and the LL/SC loop after it in the same function).", ""]
     current = series_id()
-    old = {arch: r["series"] for arch, r in report.items() if r.get("series") != current}
+    old = {arch: r.get("series", "?") for arch, r in report.items()
+           if r.get("series") != current}
     if old:
         L += [f"- Built from an earlier series than patches/ ({current}): "
               + ", ".join(f"{a} ({s})" for a, s in old.items())]
