@@ -299,6 +299,9 @@ config_args() {
 	echo "--kunitconfig=$REPO/kunit/katomic.kunitconfig"
 }
 
+# kunit.py arguments on stdin -> the make options among them (LLVM=...).
+make_options() { sed -n 's/^--make_options=//p'; }
+
 # CONFIG -> its build directory: bench only adds the benchmarks, so a warm
 # build of the name without -bench recompiles two files.
 build_dir() {
@@ -469,7 +472,7 @@ audit_build() {
 audit_one() {
 	say "[$1] machine-code audit"
 	audit_build "${1%%-*}" "$(build_dir "$1")" "$RESULTS/$1" \
-		$(config_args "$1" | sed -n 's/^--make_options=//p')
+		$(config_args "$1" | make_options)
 }
 
 cmd_audit() {
@@ -529,7 +532,7 @@ report_build() {
 	cp "$REPO/scripts/atomic_probe.c" "$pdir/"
 	echo 'obj-m := atomic_probe.o' > "$pdir/Kbuild"
 	make -s -C "$src" O="$bdir" M="$pdir" ARCH="$(karch "$arch")" \
-		CROSS_COMPILE="$(cross "$arch")" $(sed -n 's/^--make_options=//p' <<< "$list") \
+		CROSS_COMPILE="$(cross "$arch")" $(make_options <<< "$list") \
 		atomic_probe.o >> "$bdir.log" 2>&1 ||
 		die "report: the probe does not build against $name (log: $bdir.log)"
 }
@@ -568,7 +571,7 @@ cmd_report() {
 				[ "$variant" = stock ] || [ "$variant" = builtins ] ||
 					audit_build "$arch" "$WORK/build/report/$name" \
 						"$RESULTS/report-$name" \
-						$([ -z "$c" ] || fragment_args "$c" | sed -n 's/^--make_options=//p') ||
+						$([ -z "$c" ] || fragment_args "$c" | make_options) ||
 					true
 			done
 		done

@@ -22,7 +22,8 @@ RESULTS/report.json (each entry names the series it was built from):
                                           the row's further variants
 and the same with -COMPILER after VARIANT for each further compiler of the
 row (its compilers column: clang), but for the benchmarks and the further
-variants, which are built with GCC alone. It writes RESULTS/report.{md,json} and RESULTS/report-{insns,speed}.png.
+variants, which are built with GCC alone. It writes RESULTS/report.{md,json}
+and RESULTS/report-{insns,speed}.png.
 
 Per probe function: instructions up to the symbol's size (no alignment
 padding), bytes, instructions of the longest loop (a backward branch and
@@ -172,7 +173,7 @@ def arch_report(arch, prefix, calls, extra, tree, work, results, compiler=""):
         "size": {v: size(prefix, vmlinux[v]) for v in variants},
         "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
                           for a, b in [("stock", "asm"), ("asm", "builtins")]
-                          + [(x, "builtins") for x in extra]},
+                          + [(x, "builtins") for x in variants[len(VARIANTS):]]},
         "speed": speed,
         "ratio": ratios,
         "same_code": same_code,
