@@ -116,6 +116,24 @@ addr_dep_ok:
 	l	%r2,4(%r1)
 	br	%r14
 
+ctrl_select:			/* clang: if (a) c = 1; else d = 1; as a select */
+	lgrl	%r1,w_a@GOTENT
+	lt	%r0,0(%r1)
+	larl	%r2,w_d@GOTENT
+	lgrl	%r3,w_c@GOTENT
+	locge	%r3,0(%r2)
+	mvhi	0(%r3),1
+	br	%r14
+ctrl_select_hoisted:		/* the select on another condition */
+	lgrl	%r1,w_a@GOTENT
+	l	%r0,0(%r1)
+	ltr	%r4,%r4
+	larl	%r2,w_d@GOTENT
+	lgrl	%r3,w_c@GOTENT
+	locge	%r3,0(%r2)
+	mvhi	0(%r3),1
+	br	%r14
+
 #elif defined(__x86_64__)
 
 full_no_fence:			/* atomic_fetch_add() without its LOCK prefix */
@@ -209,6 +227,29 @@ order_swapped:
 addr_dep_ok:
 	mov	w_p(%rip),%rax
 	mov	4(%rax),%eax
+	ret
+
+ctrl_select:
+	mov	w_a(%rip),%eax
+	mov	$w_c,%rcx
+	mov	$w_d,%rdx
+	test	%eax,%eax
+	cmove	%rdx,%rcx
+	movl	$1,(%rcx)
+	ret
+ctrl_cs_thunk:			/* clang: returns by "cs jmp" to the thunk */
+	cmpl	$0,w_a(%rip)
+	je	1f
+	movl	$1,w_b(%rip)
+1:	.byte	0x2e
+	jmp	__x86_return_thunk
+ctrl_select_hoisted:
+	mov	w_a(%rip),%eax
+	mov	$w_c,%rcx
+	mov	$w_d,%rdx
+	test	%esi,%esi
+	cmove	%rdx,%rcx
+	movl	$1,(%rcx)
 	ret
 
 #elif defined(__aarch64__)
@@ -447,6 +488,31 @@ addr_dep_ok:
 	adrp	x0,w_p
 	ldr	x0,[x0,#:lo12:w_p]
 	ldr	w0,[x0,#4]
+	ret
+
+ctrl_select:
+	adrp	x8,w_a
+	ldr	w8,[x8,#:lo12:w_a]
+	adrp	x10,w_c
+	add	x10,x10,#:lo12:w_c
+	adrp	x11,w_d
+	add	x11,x11,#:lo12:w_d
+	cmp	w8,#0
+	csel	x10,x11,x10,eq
+	mov	w9,#1
+	str	w9,[x10]
+	ret
+ctrl_select_hoisted:
+	adrp	x8,w_a
+	ldr	w8,[x8,#:lo12:w_a]
+	adrp	x10,w_c
+	add	x10,x10,#:lo12:w_c
+	adrp	x11,w_d
+	add	x11,x11,#:lo12:w_d
+	cmp	w1,#0
+	csel	x10,x11,x10,eq
+	mov	w9,#1
+	str	w9,[x10]
 	ret
 
 #endif

@@ -63,7 +63,9 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   (GCC and the compilers column of scripts/arches.tsv):
                   instructions per primitive (scripts/atomic_probe.c), vmlinux
                   size (kunit/report.kunitconfig, no tests), the audit, and
-                  with GCC benchmarks in one boot (ARCH-bench); writes
+                  with GCC benchmarks in one boot (ARCH-bench); where ARCH
+                  is this machine's (x86_64), the probes of every build
+                  timed on its CPU in user space (scripts/hwbench.py); writes
                   results/report.{md,json,*.png}. 3 kernel builds per
                   compiler (and arm64's llsc with GCC) and a boot per
                   architecture, after 'run' of the matrix (ARCH-bench reuses
@@ -75,10 +77,11 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   compiler worries of scripts/worries.c; 'run' does it after
                   each boot (not under KASAN or KCSAN, whose calls hide the
                   code, nor for -bench) and fails the run on a violation
-  configs         list the test matrix's configurations: ARCH and
-                  ARCH-builtins of every architecture, then those in the
-                  matrix column of scripts/arches.tsv; any other
-                  combination runs by name
+  configs [more]  list the test matrix's configurations (make test-all):
+                  ARCH of every architecture, then those in the matrix
+                  column of scripts/arches.tsv; with 'more', those of its
+                  more column (make test-more); any other combination
+                  runs by name
 
 Architectures: $(arches | paste -sd ' ') (one row each in scripts/arches.tsv).
 Configurations: ARCH[-builtins][-kasan|-kcsan][-llsc][-clang][-bench], the
@@ -367,13 +370,19 @@ cmd_check() {
 	say "every patch is checkpatch-clean and builds"
 }
 
-# The test matrix: every architecture's assembly and builtins, then the
-# further configurations its row names (a sanitizer, arm64's LL/SC path).
-# Other combinations run by name.
+# The test matrix: every architecture's assembly with GCC, then the further
+# configurations its row names; 'more': those of its more column. Every
+# boot tests both implementations, so the matrix configures the builtins
+# where they make a difference: under a sanitizer and with clang. Other
+# combinations run by name.
 cmd_configs() {
 	local a
-	for a in $(arches); do printf '%s\n' "$a" "$a-builtins"; done
-	for a in $(arches); do arch_field "$a" matrix | tr ' ' '\n'; done
+	case ${1:-} in
+	"") for a in $(arches); do echo "$a"; done
+	    for a in $(arches); do arch_field "$a" matrix | tr ' ' '\n'; done ;;
+	more) for a in $(arches); do arch_field "$a" more | tr ' ' '\n'; done ;;
+	*) die "configs: say nothing or 'more'" ;;
+	esac
 }
 
 # QEMU 7.2's s390x sometimes deadlocks on the reboot that ends a KUnit run
@@ -537,6 +546,21 @@ report_build() {
 		die "report: the probe does not build against $name (log: $bdir.log)"
 }
 
+# Where ARCH is this machine's own, the report's probe objects timed on its
+# CPU in user space (scripts/hwbench.py): RESULTS/report-hwbench-ARCH.json.
+hwbench() {
+	local arch=$1 c v objs=()
+	[ "$(karch "$arch")" = "$(uname -m)" ] || return 0
+	for c in "" $(arch_field "$arch" compilers); do
+		for v in asm builtins stock; do
+			objs+=("${c:-gcc}-$v=$WORK/probe/$arch-$v${c:+-$c}/atomic_probe.o")
+		done
+	done
+	say "[report] $arch: the probes timed on this machine's CPU (scripts/hwbench.py)"
+	python3 "$REPO/scripts/hwbench.py" "$RESULTS/report-hwbench-$arch.json" "${objs[@]}" ||
+		die "report: hwbench failed"
+}
+
 stock_tree() {
 	local st=$WORK/stock
 	[ "$(git -C "$st" rev-parse -q --verify HEAD 2>/dev/null)" = \
@@ -575,6 +599,7 @@ cmd_report() {
 					true
 			done
 		done
+		hwbench "$arch"
 		run_one "$arch-bench"
 	done
 	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" "${list[@]}"
