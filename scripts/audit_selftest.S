@@ -124,6 +124,28 @@ ctrl_select:			/* clang: if (a) c = 1; else d = 1; as a select */
 	locge	%r3,0(%r2)
 	mvhi	0(%r3),1
 	br	%r14
+ctrl_select_other:		/* the select on another load's flags */
+	lgrl	%r1,w_a@GOTENT
+	lt	%r0,0(%r1)
+	lgrl	%r4,w_z@GOTENT
+	lt	%r5,0(%r4)
+	larl	%r2,w_d@GOTENT
+	lgrl	%r3,w_c@GOTENT
+	locge	%r3,0(%r2)
+	mvhi	0(%r3),1
+	br	%r14
+got_load_ok:			/* READ_ONCE(w_x) through its GOT slot */
+	larl	%r1,w_x@GOTENT
+	lg	%r1,0(%r1)
+	l	%r2,0(%r1)
+	br	%r14
+got_reuse:			/* the slot's register reused: two loads */
+	larl	%r2,w_d@GOTENT
+	lg	%r3,0(%r2)
+	lgrl	%r2,w_x@GOTENT
+	l	%r0,0(%r2)
+	l	%r0,0(%r2)
+	br	%r14
 ctrl_select_hoisted:		/* the select on another condition */
 	lgrl	%r1,w_a@GOTENT
 	l	%r0,0(%r1)
@@ -243,6 +265,14 @@ ctrl_cs_thunk:			/* clang: returns by "cs jmp" to the thunk */
 	movl	$1,w_b(%rip)
 1:	.byte	0x2e
 	jmp	__x86_return_thunk
+ctrl_select_other:
+	cmpl	$0,w_a(%rip)
+	cmpl	$0,w_z(%rip)
+	mov	$w_c,%rcx
+	mov	$w_d,%rdx
+	cmove	%rdx,%rcx
+	movl	$1,(%rcx)
+	ret
 ctrl_select_hoisted:
 	mov	w_a(%rip),%eax
 	mov	$w_c,%rcx

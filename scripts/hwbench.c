@@ -86,12 +86,19 @@ static double timed(probe_fn fn, const char *name, int threads, long n)
 	old = 0;
 	pthread_barrier_init(&start, NULL, threads + 1);
 	for (int i = 0; i < threads; i++) {
+		pthread_attr_t attr;
 		cpu_set_t cpus;
 
-		pthread_create(&t[i], NULL, loop, &j);
+		/* One thread per CPU, or "contended" means nothing. */
 		CPU_ZERO(&cpus);
 		CPU_SET(i, &cpus);
-		pthread_setaffinity_np(t[i], sizeof(cpus), &cpus);
+		pthread_attr_init(&attr);
+		if (pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus) ||
+		    pthread_create(&t[i], &attr, loop, &j)) {
+			fprintf(stderr, "hwbench: cannot run a thread on CPU %d\n", i);
+			exit(1);
+		}
+		pthread_attr_destroy(&attr);
 	}
 	t0 = now();
 	pthread_barrier_wait(&start);

@@ -557,8 +557,9 @@ hwbench() {
 		done
 	done
 	say "[report] $arch: the probes timed on this machine's CPU (scripts/hwbench.py)"
+	rm -f "$RESULTS/report-hwbench-$arch.json"
 	python3 "$REPO/scripts/hwbench.py" "$RESULTS/report-hwbench-$arch.json" "${objs[@]}" ||
-		die "report: hwbench failed"
+		say "[report] warning: hwbench failed: the report has no hardware timings of $arch"
 }
 
 stock_tree() {

@@ -507,6 +507,7 @@ def main():
     # RESULTS/report-hwbench-ARCH.json, timed on this machine's CPU.
     hw = {p.name[len("report-hwbench-"):-len(".json")]: json.loads(p.read_text())
           for p in sorted(results.glob("report-hwbench-*.json"))}
+    hw = {arch: h for arch, h in hw.items() if arch in report}
     (results / "report.md").write_text(markdown(report, audit, hw) + "\n")
     previous.write_text(json.dumps(report, indent=1) + "\n")
     plot(report, results)
