@@ -54,6 +54,9 @@ ARCH = {
         "rmw": r"cs|csy|csg|cds|cdsy|cdsg|laa|laag|laal|laalg|lan|lang|lao|laog|lax|laxg|asi|agsi|alsi|algsi",
         "full": r"cs|csy|csg|cds|cdsy|cdsg|bnor %r0|br %r0",
         "fence": r"bnor %r0|br %r0",
+        # smp_mb__after_atomic() is barrier(): a failed fully ordered
+        # cmpxchg must serialise by itself (the LKMM's cmpxchg-fail-ordered-1).
+        "fail_serialises": True,
         "acq": None, "rel": None, "lx": None, "sx": None, "local": None,
         "ret": r"br %r14",
         # BCR with a condition on %r14: return if (clang: "ber %r14").
@@ -73,6 +76,7 @@ ARCH = {
         "local": r"cmpxchg\w*|xadd[bwlq]?",
         "full": r"lock \w+|xchg[bwlq]?|mfence",
         "fence": r"mfence",
+        "fail_serialises": True,        # smp_mb__after_atomic() is barrier()
         "acq": None, "rel": None, "lx": None, "sx": None,
         "ret": r"ret[q]?",
         "cond_ret": None,
@@ -615,6 +619,67 @@ class Func:
         return matches(self.A[what], self.insns[k])
 
 
+# s390 branch conditions: the condition codes each extended mnemonic takes
+# (mask bits 8, 4, 2, 1 are CC 0, 1, 2, 3), and instructions that leave the
+# condition code as it was.
+S390_CC = {"o": 1, "h": 2, "p": 2, "nle": 3, "l": 4, "m": 4, "nhe": 5, "lh": 6,
+           "ne": 7, "nz": 7, "e": 8, "z": 8, "nlh": 9, "he": 10, "nl": 11, "nm": 11,
+           "le": 12, "nh": 13, "np": 13, "no": 14}
+S390_CC_KEPT = re.compile(r"l|lg|lgf|llgf|llgc|llgh|llc|llh|lh|lgh|lr|lgr|lgfr|llgfr|llcr|llgcr|"
+                          r"llhr|llghr|lhi|lghi|lgfi|llilf|iilf|iihf|la|lay|larl|lrl|lgrl|st|sty|"
+                          r"stg|stc|sth|stmg|lmg|rll|rllg|risbgn|sll|sllg|srl|srlg|sllk|srlk|"
+                          r"nopr?|j|jg|bcr 0,.*")
+
+
+def find_cc(f, stop):
+    """f.find([0], stop=stop), but on s390 a path whose branches contradict
+    each other on the condition code is not one (clang tests it twice:
+    'cr; jlh out; ...; out: je skip; bcr 14,0')."""
+    if f.arch != "s390x":
+        return f.find([0], stop=stop)
+    every = frozenset(range(4))
+    start = (0, every, ())
+    parent, todo = {start: None}, [start]
+    while todo:
+        state = todo.pop()
+        k, cc, ipm = state
+        if k == EXIT:
+            path = []
+            while state:
+                path.append(state[0])
+                state = parent[state]
+            return path[::-1]
+        if stop(k):
+            continue
+        i = f.insns[k]
+        m = re.fullmatch(r"jg?(\w+)", i.mnem) if i.target is not None else \
+            re.fullmatch(r"b(\w+)r", i.mnem) if f.is_("cond_ret", k) else None
+        mask = S390_CC.get(m.group(1)) if m else None
+        # IPM copies the condition code into a register (bits 34-35), and
+        # TMLH of those bits (0x3000) gives CC 0, 1 or 3 for CC 0, 1-2 or 3.
+        nipm = tuple((r, v) for r, v in ipm if r not in i.dest)
+        if i.mnem == "ipm" and i.dest:
+            nipm += ((i.dest[0], cc),)
+        for s_ in f.succ(k):
+            ncc = cc
+            if mask is not None:
+                taken = s_ == EXIT if i.target is None else \
+                    s_ == f.at.get(i.target) and s_ != k + 1
+                ncc = frozenset(c for c in cc if bool(mask & (8 >> c)) == taken)
+                if not ncc:
+                    continue
+            elif i.mnem == "tmlh" and len(i.args) == 2 and reg(i.args[0]) in dict(ipm) and \
+                    int(i.args[1], 0) == 0x3000:
+                ncc = frozenset({0: 0, 1: 1, 2: 1, 3: 3}[c] for c in dict(ipm)[reg(i.args[0])])
+            elif not S390_CC_KEPT.fullmatch(i.mnem) and not re.fullmatch(r"c\w*j\w*|ipm", i.mnem):
+                ncc = every
+            nxt = (s_, ncc, nipm)
+            if nxt not in parent:
+                parent[nxt] = state
+                todo.append(nxt)
+    return None
+
+
 def check_ordering(f, order, conditional, primitive):
     """(problems, costs) of f, which implements primitive with the given
     order (full, acquire, release, relaxed)."""
@@ -647,6 +712,13 @@ def check_ordering(f, order, conditional, primitive):
                       prune=set(performed))
         if path:
             problems.append(f"a path performs no {what}: {f.show(path)}")
+    elif order == "full" and f.A.get("fail_serialises") and "cmpxchg" in primitive and \
+            not primitive.endswith("_local"):
+        path = find_cc(f, stop=lambda k: f.is_("full", k))
+        if path:
+            problems.append("a path, a failed cmpxchg, has no full barrier, which "
+                            "smp_mb__after_atomic() (barrier() here) relies on: "
+                            + f.show(path))
     weak = f.A["model"] == "weak"
     full = lambda k: f.is_("full", k)
     # The barrier after: walk every path from the entry, remembering an
@@ -1053,6 +1125,11 @@ SELFTEST = [
 SELFTEST_ARCH = {
     "s390x": [("full_no_fence", "full", "no full barrier after"),
               ("ctrl_condret", "ctrl(w_b, w_a)", None),
+              ("cmpxchg_fail_early", "full?", "a failed cmpxchg, has no full barrier"),
+              ("cmpxchg_fail_bcr", "full?", None),
+              ("cmpxchg_fail_cc", "full?", None),
+              ("cmpxchg_fail_ipm", "full?", None),
+              ("cmpxchg_fail_ipm_bad", "full?", "a failed cmpxchg, has no full barrier"),
               ("ctrl_select_other", "ctrl(w_c, w_a)", "without a branch"),
               ("got_load_ok", "loads(w_x)=1", None),
               ("got_reuse", "loads(w_x)=1", "want =1"),

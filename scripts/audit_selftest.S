@@ -124,6 +124,62 @@ ctrl_select:			/* clang: if (a) c = 1; else d = 1; as a select */
 	locge	%r3,0(%r2)
 	mvhi	0(%r3),1
 	br	%r14
+cmpxchg_fail_early:		/* a byte cmpxchg that leaves before CS */
+	l	%r0,0(%r1)
+0:	rll	%r2,%r0,8(%r5)
+	risbgz	%r4,%r2,56,63,0
+	crjne	%r4,%r3,1f
+	cs	%r0,%r4,0(%r1)
+	jl	0b
+1:	br	%r14
+cmpxchg_fail_bcr:		/* the same, through BCR 14,0 */
+	l	%r0,0(%r1)
+0:	rll	%r2,%r0,8(%r5)
+	risbgz	%r4,%r2,56,63,0
+	crjne	%r4,%r3,1f
+	cs	%r0,%r4,0(%r1)
+	jl	0b
+	j	2f
+1:	bcr	14,0
+2:	br	%r14
+cmpxchg_fail_cc:		/* clang: the CC tested again at the exit */
+	l	%r0,0(%r1)
+0:	rll	%r2,%r0,8(%r5)
+	llcr	%r4,%r2
+	cr	%r4,%r3
+	jlh	1f
+	cs	%r0,%r4,0(%r1)
+	jl	0b
+1:	je	2f
+	bcr	14,0
+2:	br	%r14
+cmpxchg_fail_ipm:		/* clang: the CC kept by IPM, tested by TMLH */
+	l	%r0,0(%r1)
+0:	rll	%r2,%r0,8(%r5)
+	llcr	%r4,%r2
+	cr	%r4,%r3
+	jlh	1f
+	cs	%r0,%r4,0(%r1)
+	jl	0b
+1:	ipm	%r2
+	afi	%r0,-1
+	tmlh	%r2,12288
+	je	2f
+	bcr	14,0
+2:	br	%r14
+cmpxchg_fail_ipm_bad:		/* the same, branching the wrong way */
+	l	%r0,0(%r1)
+0:	rll	%r2,%r0,8(%r5)
+	llcr	%r4,%r2
+	cr	%r4,%r3
+	jlh	1f
+	cs	%r0,%r4,0(%r1)
+	jl	0b
+1:	ipm	%r2
+	tmlh	%r2,12288
+	jne	2f
+	bcr	14,0
+2:	br	%r14
 ctrl_select_other:		/* the select on another load's flags */
 	lgrl	%r1,w_a@GOTENT
 	lt	%r0,0(%r1)
