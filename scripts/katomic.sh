@@ -23,7 +23,8 @@ PACKAGES="linux-source-6.12 build-essential flex bison bc
 # Every boot tests both implementations, so the sanitizers see both; llsc:
 # arm64's LL/SC atomics instead of LSE (elsewhere the =n changes nothing, and
 # kunit.py accepts it); bench: the benchmarks alone, both implementations in
-# one boot (make report).
+# one boot (make report); noinstr (x86 only): objtool checks that noinstr
+# code calls nothing instrumentable (vmlinux.o), which summary.py reads.
 declare -A FRAGMENTS=(
 	[builtins]="--kconfig_add=CONFIG_ATOMIC_BUILTINS=y"
 	[kasan]="--kconfig_add=CONFIG_KASAN=y;--kconfig_add=CONFIG_KASAN_GENERIC=y"
@@ -31,7 +32,14 @@ declare -A FRAGMENTS=(
 	[llsc]="--kconfig_add=CONFIG_ARM64_USE_LSE_ATOMICS=n"
 	[bench]="--kconfig_add=CONFIG_ATOMIC_KUNIT_BENCHMARK=y;atomic_bench_*"
 	[clang]="--make_options=LLVM=-19"
+	[noinstr]="--kconfig_add=CONFIG_DEBUG_KERNEL=y;--kconfig_add=CONFIG_DEBUG_ENTRY=y"
 )
+# Where check only compiles the suites, W=1, without a boot: architectures
+# whose headers or word size the suites tripped over (arch/sh's xchg_u32(),
+# 32-bit x86 without an 8-byte cmpxchg()). ARCH CROSS_COMPILE PACKAGES,
+# "-" for none.
+COMPILE_ONLY="i386 - -
+sh sh4-linux-gnu- gcc-sh4-linux-gnu,binutils-sh4-linux-gnu"
 # What a fragment needs installed besides PACKAGES (only when it is used).
 declare -A FRAGMENT_PACKAGES=(
 	[clang]="clang-19 lld-19 llvm-19"
@@ -56,7 +64,9 @@ usage: scripts/katomic.sh COMMAND [ARGS]
   check [N]       every patch (from the Nth on): checkpatch --strict, then
                   build the tree at that patch for every architecture, the
                   assembly and, where that patch's Kconfig offers them, the
-                  builtins (bisectability)
+                  builtins (bisectability); then, on the whole series,
+                  compile the suites (W=1) for i386 and sh, and check that
+                  they list every operation of scripts/atomic/atomics.tbl
   report [ARCH...] assembly vs builtins vs the stock tree, per architecture
                   (every one, or those named; the others' entries are kept
                   from the previous results/report.json) and per compiler
@@ -112,6 +122,7 @@ cmd_deps() {
 	for c in "$@"; do
 		for f in $(tr - ' ' <<< "${c#*-}"); do extra+=" ${FRAGMENT_PACKAGES[$f]:-}"; done
 	done
+	extra+=" $(awk '$3 != "-" { print $3 }' <<< "$COMPILE_ONLY" | tr , ' ')"
 	for p in $PACKAGES $extra $(for a in $(arches); do arch_field "$a" packages; done | tr , ' '); do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'ok installed' || missing+=("$p")
@@ -366,8 +377,49 @@ cmd_check() {
 		done
 	done
 	tree_git checkout -q katomic
+	say "the series: the suites on more architectures, the list of atomics"
+	compile_suites || bad=1
+	atomics_listed || bad=1
 	[ $bad -eq 0 ] || die "some patches are not clean or do not build"
-	say "every patch is checkpatch-clean and builds"
+	say "every patch is checkpatch-clean and builds; the suites compile everywhere"
+}
+
+# The suites compiled with W=1 for the COMPILE_ONLY architectures: without a
+# warning, and without a call to a primitive of a size the architecture
+# lacks (an undefined __*_bad_pointer or __*_wrong_size: a link error).
+compile_suites() {
+	local arch cross pkgs dir objs bad=0
+	objs="lib/atomic_kunit.o lib/atomic_smp_tests.o"
+	while read -r arch cross pkgs; do
+		[ "$cross" != - ] || cross=
+		dir=$WORK/build/compile-$arch
+		mkdir -p "$dir"
+		if python3 "$TREE/tools/testing/kunit/kunit.py" config --arch="$arch" \
+		     ${cross:+--cross_compile="$cross"} --build_dir="$dir" \
+		     --kunitconfig="$TREE/lib/atomic_kunit.kunitconfig" > "$dir.log" 2>&1 &&
+		   make -s -C "$TREE" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" W=1 \
+		     -j"$(nproc)" $objs >> "$dir.log" 2>&1 &&
+		   ! grep 'lib/atomic_[a-z_]*\.[ch]:.*\(warning\|error\):' "$dir.log" &&
+		   ! (cd "$dir" && "${cross}nm" -u $objs) | grep -E 'bad_pointer|wrong_size|not_implemented'; then
+			say "  $arch: the suites compile"
+		else
+			say "  $arch: the suites do not compile cleanly (log: $dir.log)"
+			bad=1
+		fi
+	done <<< "$COMPILE_ONLY"
+	return $bad
+}
+
+# Every operation of scripts/atomic/atomics.tbl, from which the kernel
+# generates the atomics, has a row in lib/atomic_kunit_ops.h, the list the
+# value suite's wrappers and cases come from.
+atomics_listed() {
+	local op missing=
+	for op in $(awk '!/^#/ && NF { print $1 }' "$TREE/scripts/atomic/atomics.tbl"); do
+		grep -qE "^ATOMIC(_TRY)?\($op," "$TREE/lib/atomic_kunit_ops.h" || missing+=" $op"
+	done
+	[ -z "$missing" ] || { say "  lib/atomic_kunit_ops.h does not list:$missing"; return 1; }
+	say "  lib/atomic_kunit_ops.h lists every operation of scripts/atomic/atomics.tbl"
 }
 
 # The test matrix: every architecture's assembly with GCC, then the further

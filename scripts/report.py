@@ -185,10 +185,10 @@ def arch_speed(arch, prefix, calls, work, results):
     benchmarks whose loop is the same machine code on both sides: their
     ratios show how far TCG alone moves a figure."""
     # The benchmark loops, as booted: ARCH is configured with the assembly,
-    # so atomic_smp_other_kunit.o has the builtins.
+    # so atomic_smp_tests_other.o has the builtins.
     loops = {impl: functions(f"{work}/build/{arch}/lib/{obj}", prefix, calls, r"(\w+)_bench")
-             for impl, obj in (("asm", "atomic_smp_kunit.o"),
-                               ("builtins", "atomic_smp_other_kunit.o"))}
+             for impl, obj in (("asm", "atomic_smp_tests.o"),
+                               ("builtins", "atomic_smp_tests_other.o"))}
     name = f"{arch}-bench"
     check = summarise(results, name)
     if not check["ok"]:

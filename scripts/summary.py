@@ -63,16 +63,20 @@ def tail(path, n=8):
 
 
 def smp_figures(log):
-    """Stress operations per suite and litmus histograms, from the console."""
-    suite, pending, stress, litmus = None, None, {}, []
+    """Stress operations, compare-and-swap retries and operations from
+    interrupts per suite, and litmus histograms, from the console."""
+    suite, pending, litmus = None, None, []
+    stress = {"operations": {}, "from_interrupts": {}, "retries": {}}
     for line in log.splitlines():
         m = re.search(r"# Subtest: (atomic_(?:stress|litmus)_\w+)", line)
         if m:
             suite = m.group(1)
             continue
-        m = re.search(r"# \w+: stress: (\d+) operations", line)
+        m = re.search(r"# \w+: stress: (\d+) operations on \d+ CPUs"
+                      r"(?:, (\d+) from interrupts)?(?:, (\d+) retries)?", line)
         if m and suite:
-            stress[suite] = stress.get(suite, 0) + int(m.group(1))
+            for key, n in zip(stress, m.groups()):
+                stress[key][suite] = stress[key].get(suite, 0) + int(n or 0)
             continue
         m = re.search(r"# \w+: litmus: (\d+) runs: (.*)", line)
         if m:
@@ -165,6 +169,13 @@ def summarise(results, name):
         problems.append("no KTAP results parsed")
     if cases:
         problems += suite_problems(cases, "bench" in name.split("-")[1:])
+    # With -noinstr (CONFIG_DEBUG_ENTRY), objtool checks that noinstr code
+    # calls nothing instrumentable; kunit.py shows its warnings.
+    objtool = re.findall(r"vmlinux\.o: warning: objtool: .*",
+                         kunit_log.read_text(errors="replace") if kunit_log.exists() else "")
+    if objtool:
+        problems.append(f"{len(objtool)} objtool warnings on vmlinux.o, the first: "
+                        + " | ".join(objtool[:3]))
     bad_lines = [line.strip() for line in log.splitlines()
                  if CONSOLE_FAILURES.search(line) and not SANITIZER.search(line)]
     if bad_lines:
@@ -196,7 +207,9 @@ def summarise(results, name):
         "libatomic_symbols": run.get("libatomic_symbols"),
         "problems": problems,
         "failed_cases": bad,
-        "stress_operations": stress,
+        "stress_operations": stress["operations"],
+        "stress_retries": stress["retries"],
+        "stress_from_interrupts": stress["from_interrupts"],
         "stress_failed": sum(1 for n, _ in cases if n.startswith("atomic_stress") and n in bad),
         "litmus_runs": sum(t["runs"] for t in litmus),
         "litmus_forbidden_seen": sum(t["exists_seen"] for t in litmus if t["never"]),
@@ -214,10 +227,13 @@ def main():
         lines.append(f"| {r['config']} | {'PASS' if r['ok'] else 'FAIL'} | {r['passed']} | "
                      f"{r['failed']} | {r['skipped']} | {'passed' if r['atomic64_test'] else '-'} | "
                      f"{r['seconds']} s |")
-    lines += ["", "| config | stress operations | failed stress cases | litmus runs |"
-              " forbidden outcomes seen |", "|---|---:|---:|---:|---:|"]
+    lines += ["", "| config | stress operations | and from interrupts |"
+              " compare-and-swap retries | failed stress cases | litmus runs |"
+              " forbidden outcomes seen |", "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['config']} | {sum(r['stress_operations'].values())} | "
+                     f"{sum(r['stress_from_interrupts'].values())} | "
+                     f"{sum(r['stress_retries'].values())} | "
                      f"{r['stress_failed']} | {r['litmus_runs']} | {r['litmus_forbidden_seen']} |")
     audited = [r for r in rows if "asm" in r["audit"]]
     if audited:
