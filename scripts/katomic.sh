@@ -94,15 +94,16 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   runs by name
 
 Architectures: $(arches | paste -sd ' ') (one row each in scripts/arches.tsv).
-Configurations: ARCH[-builtins][-kasan|-kcsan][-llsc][-clang][-bench], the
-fragments in any order: ARCH alone is the architecture's own atomics, built
-with GCC; clang: built with clang 19 (LLVM=-19; installs clang-19, lld-19
-and llvm-19 when first used); builtins:
+Configurations: ARCH[-builtins][-kasan|-kcsan][-noinstr][-llsc][-clang][-bench],
+the fragments in any order: ARCH alone is the architecture's own atomics,
+built with GCC; clang: built with clang 19 (LLVM=-19; installs clang-19,
+lld-19 and llvm-19 when first used); builtins:
 CONFIG_ATOMIC_BUILTINS=y; kasan, kcsan: under KASAN or KCSAN (any report
-fails the run); llsc: arm64's LL/SC atomics, not LSE
-(CONFIG_ARM64_USE_LSE_ATOMICS=n); bench: only the benchmarks
-(CONFIG_ATOMIC_KUNIT_BENCHMARK=y), built in the directory of the name
-without -bench.
+fails the run); noinstr (x86 only): CONFIG_DEBUG_ENTRY, so that objtool
+checks noinstr code (any objtool warning fails the run); llsc: arm64's
+LL/SC atomics, not LSE (CONFIG_ARM64_USE_LSE_ATOMICS=n); bench: only the
+benchmarks (CONFIG_ATOMIC_KUNIT_BENCHMARK=y), built in the directory of
+the name without -bench.
 Each boots with -smp $SMP and runs the katomic suites (values, stress,
 litmus) on both implementations plus lib/atomic64_test.c on the configured
 one.
