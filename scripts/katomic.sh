@@ -85,8 +85,11 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   configurations' existing builds and the tree as it is now:
                   every primitive's ordering on both implementations and the
                   compiler worries of scripts/worries.c; 'run' does it after
-                  each boot (not under KASAN or KCSAN, whose calls hide the
-                  code, nor for -bench) and fails the run on a violation
+                  each boot (not for -bench) and fails the run on a
+                  violation. Under KASAN or KCSAN, whose calls hide the
+                  code, it counts instead the sanitizer calls in the
+                  probe's functions, raw_ and instrumented, on both
+                  implementations (results/CONFIG.instr.json)
   configs [more]  list the test matrix's configurations (make test-all):
                   ARCH of every architecture, then those in the matrix
                   column of scripts/arches.tsv; with 'more', those of its
@@ -487,6 +490,8 @@ run_one() {
 	if audited "$name"; then
 		audit=true
 		audit_one "$name" || true
+	else
+		instr_one "$name" || true
 	fi
 	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s}\n' \
 		"$name" "$rc" $((SECONDS - t0)) "$(libatomic_symbols "$name" "$bdir")" \
@@ -537,17 +542,58 @@ audit_one() {
 		$(config_args "$1" | make_options)
 }
 
+# Under KASAN or KCSAN, what the sanitizer instruments of the atomics: the
+# audit's probe, one function per primitive, compiled against CONFIG's
+# build as the raw_ forms (which promise no instrumentation) and as the
+# instrumented ones, on both implementations. Sanitizer calls per object
+# to RESULTS/CONFIG.instr.json; summary.py shows them.
+instr_one() {
+	local name=$1 arch=${1%%-*} dir=$WORK/instr/$1 bdir v i o objs=
+	[[ "-$name-" == *-kasan-* || "-$name-" == *-kcsan-* ]] || return 0
+	bdir=$(build_dir "$name")
+	rm -rf "$dir" "$RESULTS/$name.instr.json"
+	mkdir -p "$dir"
+	sh "$REPO/scripts/gen_audit_probe.sh" "$TREE" "$dir/probe.tsv" > "$dir/raw_probe.c"
+	sed 's/\braw_//g' "$dir/raw_probe.c" > "$dir/instrumented_probe.c"
+	for v in raw instrumented; do
+		for i in asm:ARCH builtins:BUILTINS; do
+			printf '#define ATOMIC_IMPL_%s\n#include "%s_probe.c"\n' "${i#*:}" "$v" \
+				> "$dir/${v}_${i%%:*}.c"
+			objs+=" ${v}_${i%%:*}.o"
+		done
+	done
+	echo "obj-m := $objs" > "$dir/Kbuild"
+	if ! make -s -C "$TREE" O="$bdir" M="$dir" ARCH="$(karch "$arch")" \
+	     CROSS_COMPILE="$(cross "$arch")" $(config_args "$name" | make_options) \
+	     $objs > "$dir/build.log" 2>&1; then
+		say "[$name] instrumentation: the probe does not build (log: $dir/build.log)"
+		return 1
+	fi
+	for o in $objs; do
+		"$(cross "$arch")objdump" -dr "$dir/$o" | awk -v o="${o%.o}" '
+			/^[0-9a-f]+ <__pfx_.*>:$/ { f = ""; next }
+			/^[0-9a-f]+ <.*>:$/ { fn++; f = $2; next }
+			/R_.*(__tsan_|__asan_|__kasan_|__kcsan_|kcsan_)/ { calls++; hit[f] = 1 }
+			END { n = 0; for (f in hit) n++
+			      printf "\"%s\": {\"functions\": %d, \"with_calls\": %d, \"calls\": %d}\n",
+				     o, fn, n, calls }'
+	done | paste -sd, | sed 's/^/{/; s/$/}/' > "$RESULTS/$name.instr.json"
+	say "[$name] sanitizer calls in the probe: $(cat "$RESULTS/$name.instr.json")"
+}
+
 cmd_audit() {
 	[ $# -gt 0 ] || die "audit: name at least one configuration"
 	local c bad=0
 	for c in "$@"; do
 		config_args "$c" >/dev/null
-		audited "$c" || die "audit: $c is not audited (a sanitizer or -bench)"
+		[[ "-$c-" != *-bench-* ]] || die "audit: $c is a -bench configuration: audit ${c/-bench/}"
 	done
 	cmd_tree
 	mkdir -p "$RESULTS"
 	python3 "$REPO/scripts/audit.py" --selftest || die "the audit's self-test failed"
-	for c in "$@"; do audit_one "$c" || bad=1; done
+	for c in "$@"; do
+		if audited "$c"; then audit_one "$c" || bad=1; else instr_one "$c" || bad=1; fi
+	done
 	[ $bad -eq 0 ] || die "the machine-code audit failed (results/CONFIG.audit.log)"
 }
 

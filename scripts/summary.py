@@ -192,6 +192,8 @@ def summarise(results, name):
     audit = audit_summary(results, name, run.get("audit", False))
     problems += audit.pop("problems")
     stress, litmus = smp_figures(log)
+    instr_path = results / f"{name}.instr.json"
+    instr = json.loads(instr_path.read_text()) if instr_path.exists() else None
     notes = []
     if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
         notes.append("QEMU hung on the reboot after the tests completed and was killed")
@@ -207,6 +209,7 @@ def summarise(results, name):
         "libatomic_symbols": run.get("libatomic_symbols"),
         "problems": problems,
         "failed_cases": bad,
+        "instrumentation": instr,
         "stress_operations": stress["operations"],
         "stress_retries": stress["retries"],
         "stress_from_interrupts": stress["from_interrupts"],
@@ -235,6 +238,16 @@ def main():
                      f"{sum(r['stress_from_interrupts'].values())} | "
                      f"{sum(r['stress_retries'].values())} | "
                      f"{r['stress_failed']} | {r['litmus_runs']} | {r['litmus_forbidden_seen']} |")
+    instr = [r for r in rows if r.get("instrumentation")]
+    if instr:
+        objs = ("raw_asm", "raw_builtins", "instrumented_asm", "instrumented_builtins")
+        lines += ["", "| config | sanitizer calls in the probe (functions with calls / calls):"
+                  " raw asm | raw builtins | instrumented asm | instrumented builtins |",
+                  "|---|---:|---:|---:|---:|"]
+        for r in instr:
+            i = r["instrumentation"]
+            lines.append(f"| {r['config']} | " + " | ".join(
+                f"{i[o]['with_calls']} / {i[o]['calls']}" if o in i else "-" for o in objs) + " |")
     audited = [r for r in rows if "asm" in r["audit"]]
     if audited:
         lines += ["", "| config | audit: asm pass / needless barrier / fail | builtins |"
