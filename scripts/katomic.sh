@@ -501,7 +501,18 @@ run_one() {
 
 # Whether run audits CONFIG's machine code: not under a sanitizer, whose
 # calls hide what the code does, and not for -bench, the same build.
-audited() { [[ "-$1-" != *-kasan-* && "-$1-" != *-kcsan-* && "-$1-" != *-bench-* ]]; }
+sanitized() { [[ "-$1-" == *-kasan-* || "-$1-" == *-kcsan-* ]]; }
+audited() { ! sanitized "$1" && [[ "-$1-" != *-bench-* ]]; }
+
+# Compile OBJS in DIR as external modules against the kernel build BDIR of
+# ARCH, the log to DIR/build.log; further arguments are make options.
+kmod_make() {
+	local arch=$1 bdir=$2 dir=$3 objs=$4
+	shift 4
+	echo "obj-m := $objs" > "$dir/Kbuild"
+	make -s -C "$TREE" O="$bdir" M="$dir" ARCH="$(karch "$arch")" \
+		CROSS_COMPILE="$(cross "$arch")" "$@" $objs > "$dir/build.log" 2>&1
+}
 
 # The machine-code audit (scripts/audit.py) of the kernel build BDIR for
 # ARCH: the probe of scripts/gen_audit_probe.sh on both implementations and
@@ -523,10 +534,8 @@ audit_build() {
 		printf '#define WORRY_%s\n#include "worries.c"\n' "${f^^}" > "$dir/worries_$f.c"
 	done
 	objs="audit_asm.o audit_builtins.o worries_once.o worries_builtins.o worries_c11.o"
-	echo "obj-m := $objs" > "$dir/Kbuild"
 	sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$bdir/.config" > "$dir/compiler"
-	if ! make -s -C "$TREE" O="$bdir" M="$dir" ARCH="$(karch "$arch")" \
-	     CROSS_COMPILE="$(cross "$arch")" "$@" $objs > "$dir/build.log" 2>&1; then
+	if ! kmod_make "$arch" "$bdir" "$dir" "$objs" "$@"; then
 		{ echo "audit: the probes do not build against $bdir:"; tail -5 "$dir/build.log"; } |
 			tee "$out.audit.log" >&2
 		return 1
@@ -549,7 +558,7 @@ audit_one() {
 # to RESULTS/CONFIG.instr.json; summary.py shows them.
 instr_one() {
 	local name=$1 arch=${1%%-*} dir=$WORK/instr/$1 bdir v i o objs=
-	[[ "-$name-" == *-kasan-* || "-$name-" == *-kcsan-* ]] || return 0
+	sanitized "$name" || return 0
 	bdir=$(build_dir "$name")
 	rm -rf "$dir" "$RESULTS/$name.instr.json"
 	mkdir -p "$dir"
@@ -562,10 +571,7 @@ instr_one() {
 			objs+=" ${v}_${i%%:*}.o"
 		done
 	done
-	echo "obj-m := $objs" > "$dir/Kbuild"
-	if ! make -s -C "$TREE" O="$bdir" M="$dir" ARCH="$(karch "$arch")" \
-	     CROSS_COMPILE="$(cross "$arch")" $(config_args "$name" | make_options) \
-	     $objs > "$dir/build.log" 2>&1; then
+	if ! kmod_make "$arch" "$bdir" "$dir" "$objs" $(config_args "$name" | make_options); then
 		say "[$name] instrumentation: the probe does not build (log: $dir/build.log)"
 		return 1
 	fi

@@ -192,8 +192,12 @@ def summarise(results, name):
     audit = audit_summary(results, name, run.get("audit", False))
     problems += audit.pop("problems")
     stress, litmus = smp_figures(log)
+    # Under a sanitizer, katomic.sh counts what it instruments of the atomics.
     instr_path = results / f"{name}.instr.json"
     instr = json.loads(instr_path.read_text()) if instr_path.exists() else None
+    if instr is None and {"kasan", "kcsan"} & set(name.split("-")[1:]):
+        problems.append("the count of sanitizer calls in the probe did not run "
+                        f"(scripts/katomic.sh audit {name})")
     notes = []
     if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
         notes.append("QEMU hung on the reboot after the tests completed and was killed")
