@@ -4,7 +4,8 @@
 requires, and does the compiler leave the kernel's shared accesses alone?
 
 usage: audit.py ARCH DIR OUT.json     check the objects 'katomic.sh audit' built
-       audit.py --selftest [ARCH...]  every rule must flag its violating input
+       audit.py --selftest [-v] [ARCH...]  every rule must flag its violating
+                                      input (-v: every check's verdict)
        audit.py --table OUT.md NAME=AUDIT.json...  the tables of results/audit.md
 
 DIR holds, compiled against one configured build with the kernel's flags:
@@ -15,7 +16,13 @@ DIR holds, compiled against one configured build with the kernel's flags:
                           the ordering Documentation/atomic_t.txt requires,
                           whether a failed op may skip the access;
   worries_{once,builtins,c11}.o  scripts/worries.c in each flavour, checked
-                          against the rules of scripts/worries.tsv.
+                          against the rules of scripts/worries.tsv;
+  kconfig                 optional: the build's .config, for the rules that
+                          depend on it (s390: BCR 14,0 serialises only with
+                          CONFIG_HAVE_MARCH_Z196_FEATURES=y). Without it the
+                          -march of kbuild's .audit_asm.o.cmd decides, and
+                          without that the option is taken as set (the
+                          kernel's default, MARCH_Z196); the log says which.
 
 Ordering, per function and path through its control-flow graph (an
 instruction-level graph from objdump -dr; arm64's patchable branches from
@@ -24,6 +31,11 @@ instruction-level graph from objdump -dr; arm64's patchable branches from
            the architecture needs there, and after it a full barrier or an
            access that is one; TSO architectures order the RMW after
            earlier accesses by themselves;
+  before   every path to the access has a full barrier before it (TSO
+           architectures order the RMW after earlier accesses by
+           themselves): smp_mb__before_atomic(); op();
+  after    every path from the access has a full barrier after it (which
+           orders the earlier accesses too): op(); smp_mb__after_atomic();
   acquire  the load of the access is an acquire, or a full barrier follows;
   release  the store of the access is a release, or a full barrier precedes;
   relaxed  nothing; a barrier it carries is reported as a cost.
@@ -31,6 +43,14 @@ A failed conditional op (a path without the store) may be unordered, and an
 LL/SC store counts as performed only on its status check's success edge.
 Every unconditional op must perform its access on every path, so a probe
 that compiled to nothing fails too.
+
+LL/SC, per probe function: no memory access (a stack spill or reload too)
+on a path from a load-exclusive to a store-exclusive, which may clear the
+exclusive monitor on some CPUs so that the loop never succeeds (arm64 keeps
+its LL/SC loops in asm for this; clang expands __atomic builtins into LL/SC
+loops before register allocation, so a spill can land inside). A path that
+leaves without reaching a store-exclusive (a failed compare) may access
+memory. Rows of an architecture with exclusives carry llsc: {loops, inside}.
 """
 
 import json
@@ -43,7 +63,10 @@ from pathlib import Path
 # Per architecture, as data. RMW: one-instruction atomic read-modify-writes;
 # FULL: instructions that are full barriers (atomic ones and fences); ACQ,
 # REL: the acquire and release forms (arm64); FENCE: barrier instructions that
-# access no memory; LX/SX: load- and store-exclusive.
+# access no memory; FULL_IF: FULL instructions that are full barriers only
+# with a Kconfig option (DIR/kconfig); LX/SX: load- and store-exclusive, all
+# that the LL/SC rule needs of an architecture (riscv: lr\.[wd] and sc\.[wd],
+# each with (?:\.aq|\.rl|\.aqrl)?; powerpc: l[bhwd]arx and st[bhwd]cx\.).
 LSE_OPS = r"(?:ld(?:add|clr|eor|set|smax|smin|umax|umin)|st(?:add|clr|eor|set|smax|smin|umax|umin)|swp|casp?)"
 ARCH = {
     "s390x": {
@@ -54,6 +77,9 @@ ARCH = {
         "rmw": r"cs|csy|csg|cds|cdsy|cdsg|laa|laag|laal|laalg|lan|lang|lao|laog|lax|laxg|asi|agsi|alsi|algsi",
         "full": r"cs|csy|csg|cds|cdsy|cdsg|bnor %r0|br %r0",
         "fence": r"bnor %r0|br %r0",
+        # BCR 14,0 only with the fast-BCR-serialization facility (z196 on):
+        # asm/barrier.h uses it under this option, BCR 15,0 below.
+        "full_if": {r"bnor %r0": "CONFIG_HAVE_MARCH_Z196_FEATURES"},
         # smp_mb__after_atomic() is barrier(): a failed fully ordered
         # cmpxchg must serialise by itself (the LKMM's cmpxchg-fail-ordered-1).
         "fail_serialises": True,
@@ -116,6 +142,42 @@ for _a in ARCH.values():
                "call", "branch", "noaccess", "store"):
         if _a[_k]:
             _a[_k] = re.compile(rf"(?:{_a[_k]})")
+    _a.setdefault("full_if", {})
+
+
+def rules(arch, kconfig):
+    """ARCH[arch] for a build that sets the options kconfig (None: unknown,
+    each taken as set): a FULL_IF instruction whose option the build lacks
+    is neither a full barrier nor a fence; 'lacks' names it for messages."""
+    A = ARCH[arch]
+    lacks = [(rx, o) for rx, o in A["full_if"].items() if kconfig is not None and o not in kconfig]
+    if not lacks:
+        return A
+    A, no = dict(A), "|".join(rx for rx, _ in lacks)
+    for k in ("full", "fence"):
+        A[k] = re.compile(rf"(?!(?:{no})$)(?:{A[k].pattern})")
+    A["lacks"] = [(re.compile(rx), o) for rx, o in lacks]
+    return A
+
+
+def build_config(arch, directory):
+    """(the options the build sets, where from) when arch has FULL_IF rules:
+    DIR/kconfig, the build's .config; else on s390 the -march in kbuild's
+    command line of the probe; else (None, None)."""
+    if not ARCH[arch]["full_if"]:
+        return None, None
+    path = directory / "kconfig"
+    if path.exists():
+        return {m.group(1) for m in re.finditer(r"^(CONFIG_\w+)=[ym]$", path.read_text(), re.M)}, \
+            str(path)
+    cmd = directory / ".audit_asm.o.cmd"
+    march = re.search(r"-march=(\S+)", cmd.read_text()) if cmd.exists() else None
+    if arch == "s390x" and march:
+        # z196 is arch9; zEC12, z13... are arch10, arch11...
+        z196 = re.fullmatch(r"z196|zEC12|z1[3-9]|arch(?:9|1\d)", march.group(1))
+        return {"CONFIG_HAVE_MARCH_Z196_FEATURES"} if z196 else set(), \
+            f"{cmd} (-march={march.group(1)})"
+    return None, None
 
 
 class Insn:
@@ -539,8 +601,8 @@ TRAPS = re.compile(r"ud2|int3|brk|udf|hlt|mc")
 class Func:
     """One function's instructions and control-flow graph."""
 
-    def __init__(self, arch, name, insns):
-        self.arch, self.name, self.A = arch, name, ARCH[arch]
+    def __init__(self, arch, name, insns, kconfig=None):
+        self.arch, self.name, self.A = arch, name, rules(arch, kconfig)
         for i in insns:         # s390's LARL and LRL show a <target> too
             if not self.A["branch"].fullmatch(i.mnem):
                 i.target = i.extern = None
@@ -618,6 +680,47 @@ class Func:
     def is_(self, what, k):
         return matches(self.A[what], self.insns[k])
 
+    def lacking(self, path):
+        """Why instructions on path are no full barrier in this build."""
+        return "".join(f" ('{self.insns[k].text}' at {self.insns[k].addr:x} is a full barrier "
+                       f"only with {o}, which this build lacks)"
+                       for k in dict.fromkeys(path) if k != EXIT
+                       for rx, o in self.A.get("lacks", ()) if matches(rx, self.insns[k]))
+
+    def llsc(self):
+        """(how many load-exclusives lead to a store-exclusive, [(k, lx)]: the
+        accesses k on a path from the load-exclusive lx to a store-exclusive
+        with no exclusive in between)."""
+        I, ex = self.insns, lambda k: self.is_("lx", k) or self.is_("sx", k)
+        if not any(ex(k) for k in range(len(I))):
+            return 0, []
+        # Nodes from which such a path reaches a store-exclusive: an exit of
+        # the loop, such as a failed compare's, may access memory.
+        pred = {}
+        for k in range(len(I)):
+            for s_ in self.succ(k):
+                pred.setdefault(s_, []).append(k)
+        before, todo = set(), [k for k in range(len(I)) if self.is_("sx", k)]
+        while todo:
+            for p in pred.get(todo.pop(), ()):
+                if p not in before and not ex(p):
+                    before.add(p)
+                    todo.append(p)
+        loops, inside = 0, {}
+        for x in (k for k in range(len(I)) if self.is_("lx", k)):
+            seen, todo, pair = set(), [x], False
+            while todo:
+                for s_ in self.succ(todo.pop()):
+                    pair = pair or (s_ != EXIT and self.is_("sx", s_))
+                    if s_ in before and s_ not in seen:
+                        seen.add(s_)
+                        todo.append(s_)
+            loops += pair
+            for k in sorted(seen):
+                if I[k].acc:
+                    inside.setdefault(k, x)
+        return loops, sorted(inside.items())
+
 
 # s390 branch conditions: the condition codes each extended mnemonic takes
 # (mask bits 8, 4, 2, 1 are CC 0, 1, 2, 3), and instructions that leave the
@@ -682,7 +785,9 @@ def find_cc(f, stop):
 
 def check_ordering(f, order, conditional, primitive):
     """(problems, costs) of f, which implements primitive with the given
-    order (full, acquire, release, relaxed)."""
+    order (full, acquire, release, relaxed; before, after: the access
+    ordered after the earlier ones, or before the later ones, as
+    smp_mb__before_atomic() and smp_mb__after_atomic() make it)."""
     I, problems, costs = f.insns, [], []
     if f.calls:
         problems.append(f"calls {', '.join(f.calls)}: the audit cannot see inside")
@@ -718,7 +823,7 @@ def check_ordering(f, order, conditional, primitive):
         if path:
             problems.append("a path, a failed cmpxchg, has no full barrier, which "
                             "smp_mb__after_atomic() (barrier() here) relies on: "
-                            + f.show(path))
+                            + f.show(path) + f.lacking(path))
     weak = f.A["model"] == "weak"
     full = lambda k: f.is_("full", k)
     # The barrier after: walk every path from the entry, remembering an
@@ -733,7 +838,7 @@ def check_ordering(f, order, conditional, primitive):
     def waits(k):
         """What the access at k leaves waiting: (for a full barrier, for an
         acquire)."""
-        return (k if order == "full" and not full(k) else None,
+        return (k if order in ("full", "after") and not full(k) else None,
                 k if weak and order == "acquire" and not full(load_half(k)) and
                 not f.is_("acq", load_half(k)) else None)
 
@@ -752,7 +857,7 @@ def check_ordering(f, order, conditional, primitive):
                         path.append(st[0])
                         st = parent[st]
                     found[(why, w)] = (f"no {why} after '{I[w].text}' at {I[w].addr:x}: "
-                                       f"{f.show(path[::-1])}")
+                                       f"{f.show(path[::-1])}{f.lacking(path)}")
             continue
         if full(k):
             pf = pa = None
@@ -804,7 +909,11 @@ def check_ordering(f, order, conditional, primitive):
             path = f.find([0], goal=k, stop=full)
             if path:
                 problems.append(f"no release or full barrier before {here}: {f.show(path)}")
-    if order != "full":
+        if weak and order == "before" and not full(k):
+            path = f.find([0], goal=k, stop=full)
+            if path:
+                problems.append(f"no full barrier before {here}: {f.show(path)}")
+    if order not in ("full", "before", "after"):
         reach = {k for k in range(len(I)) if k == 0 or f.find([0], goal=k)}
         fences = sorted({I[k].text for k in reach if f.is_("fence", k)})
         # Forms stronger than the order asks (arm64).
@@ -1049,21 +1158,31 @@ def audit_worries(arch, prefix, directory):
     return rows
 
 
-def verdict(arch, fn, insns, alts, order, conditional, primitive):
-    """(problems, costs) of fn as compiled and, if it has alternatives, as
-    patched with all of them (arm64: LSE in place of LL/SC)."""
-    problems, costs, views = [], [], [("", insns)]
+def verdict(arch, fn, insns, alts, order, conditional, primitive, kconfig=None):
+    """(problems, costs, LL/SC loops or None) of fn as compiled and, if it has
+    alternatives, as patched with all of them (arm64: LSE in place of
+    LL/SC); the loops are counted as compiled."""
+    problems, costs, views, llsc = [], [], [("", insns)], None
     alt, notes = patched(insns, alts)
     if alt:
         views.append(("with the alternatives applied: ", alt))
     for view, code in views:
-        p, c = check_ordering(Func(arch, fn, code), order, conditional, primitive)
-        problems += [view + x for x in p]
+        f = Func(arch, fn, code, kconfig)
+        p, c = check_ordering(f, order, conditional, primitive)
+        loops, inside = f.llsc()
+        I = f.insns
+        bad = [f"LL/SC: '{I[k].text}' at {I[k].addr:x} between '{I[x].text}' at "
+               f"{I[x].addr:x} and a store-exclusive: an access there may clear the "
+               "exclusive monitor, and the loop never succeed" for k, x in inside]
+        if llsc is None and f.A["lx"]:
+            llsc = {"loops": loops,
+                    "inside": [f"'{I[k].text}' at {I[k].addr:x}" for k, _ in inside]}
+        problems += [view + x for x in p] + [x for x in bad if x not in problems]
         costs += [view + x for x in c]
-    return problems + notes, costs
+    return problems + notes, costs, llsc
 
 
-def audit_ordering(arch, prefix, directory):
+def audit_ordering(arch, prefix, directory, kconfig=None):
     """One row per manifest function and implementation."""
     rows = []
     manifest = [line.split("\t") for line in
@@ -1081,17 +1200,24 @@ def audit_ordering(arch, prefix, directory):
                                                       "macro is not defined"])
                 rows.append(row)
                 continue
-            problems, costs = verdict(arch, fn, funcs[fn], alts, order, cond == "yes", primitive)
+            problems, costs, llsc = verdict(arch, fn, funcs[fn], alts, order, cond == "yes",
+                                            primitive, kconfig)
             row.update(verdict="fail" if problems else "cost" if costs else "pass",
                        reasons=problems + costs)
+            if llsc is not None:
+                row["llsc"] = llsc
             rows.append(row)
     return rows
 
 
 # What --selftest expects of scripts/audit_selftest.S: (function, check, a
-# fragment of the complaint, None where the code is right and must pass).
-# A check is an ordering (full, acquire, release, relaxed; "?" marks a conditional
-# op) or a worries.tsv rule.
+# fragment of the complaint, None where the code is right and must pass,
+# optionally the options of the build, as DIR/kconfig gives them).
+# A check is an ordering (full, before, after, acquire, release, relaxed; "?" marks a conditional
+# op; the LL/SC rule is part of it), loops=N (the LL/SC loops counted) or a
+# worries.tsv rule.
+Z10 = {"CONFIG_HAVE_MARCH_Z10_FEATURES"}
+Z196 = Z10 | {"CONFIG_HAVE_MARCH_Z196_FEATURES"}
 SELFTEST = [
     ("full_ok", "full", None),
     ("full_skip", "full", "a path performs no"),
@@ -1134,7 +1260,15 @@ SELFTEST_ARCH = {
               ("got_load_ok", "loads(w_x)=1", None),
               ("got_reuse", "loads(w_x)=1", "want =1"),
               ("ctrl_condret", "path_without_store(w_b)", None),
-              ("full_fence_skipped", "full", "no full barrier after")],
+              ("full_fence_skipped", "full", "no full barrier after"),
+              # Below z196 BCR 14,0 does not serialise, BCR 15,0 does.
+              ("cmpxchg_fail_bcr", "full?", None, Z196),
+              ("cmpxchg_fail_bcr", "full?", "a failed cmpxchg, has no full barrier", Z10),
+              ("cmpxchg_fail_bcr", "full?", "is a full barrier only with "
+               "CONFIG_HAVE_MARCH_Z196_FEATURES, which this build lacks", Z10),
+              ("cmpxchg_fail_bcr15", "full?", None, Z10),
+              ("full_ok", "full", "no full barrier after 'laa", Z10),
+              ("cas_loop_ok", "full", None, Z10)],
     # TSO: a missing barrier is a missing LOCK, a plain access.
     "x86_64": [("full_no_fence", "full", "performs no atomic"),
                ("ctrl_cs_thunk", "ctrl(w_b, w_a)", None),
@@ -1142,7 +1276,11 @@ SELFTEST_ARCH = {
                ("plain_cmpxchg_local", "relaxed", None),
                ("plain_cmpxchg_local", "full", "no full barrier after"),
                ("full_fence_skipped", "full", "a path performs no atomic")],
-    "arm64": [("full_no_fence", "full", "no full barrier after"),
+    "arm64": [("before_ok", "before", None),
+              ("before_late", "before", "no full barrier before"),
+              ("before_late", "after", None),
+              ("before_ok", "after", "no full barrier after"),
+              ("full_no_fence", "full", "no full barrier after"),
               ("full_fence_skipped", "full", "no full barrier after"),
               ("full_no_release", "full", "no release or full barrier before"),
               ("acquire_missing", "acquire", "no acquire or full barrier after"),
@@ -1157,14 +1295,40 @@ SELFTEST_ARCH = {
               ("tbnz_ok", "full", None),
               ("const_flag_ok", "full?", None),
               ("const_flag_skips", "full?", "no full barrier after"),
-              ("dsb_st_not_full", "full", "no full barrier after")],
+              ("dsb_st_not_full", "full", "no full barrier after"),
+              ("llsc_spill", "full", "LL/SC: 'str x1, [sp, #8]' at "),
+              ("llsc_spill", "loops=1", None),
+              ("llsc_reload_ok", "full", None),
+              ("llsc_reload_ok", "loops=1", None),
+              ("llsc_exit_load", "full?", None),
+              ("llsc_exit_load", "loops=1", None),
+              ("llsc_two", "full?", "LL/SC: 'ldr x5, [sp, #8]'"),
+              ("llsc_two", "loops=2", None),
+              ("full_no_fence", "loops=1", None),
+              ("lse_no_al", "loops=1", None),
+              ("ldar_read_acquire", "loops=0", None)],
 }
 
 
-def selftest(which):
+def selftest(which, verbose=False):
     sys.path.insert(0, str(Path(__file__).parent))
     from report import arches
     bad = 0
+    # DIR/kconfig, or kbuild's command line, gives the build's options.
+    for files, want in (({"kconfig": "CONFIG_HAVE_MARCH_Z10_FEATURES=y\n"
+                                     "# CONFIG_HAVE_MARCH_Z196_FEATURES is not set\n"}, False),
+                        ({"kconfig": "CONFIG_HAVE_MARCH_Z196_FEATURES=y\n"}, True),
+                        ({".audit_asm.o.cmd": "cmd := gcc -march=z10 -mtune=z196"}, False),
+                        ({".audit_asm.o.cmd": "cmd := gcc -march=z13"}, True),
+                        ({}, None)):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, text in files.items():
+                (Path(tmp) / name).write_text(text)
+            got = build_config("s390x", Path(tmp))[0]
+        got = None if got is None else "CONFIG_HAVE_MARCH_Z196_FEATURES" in got
+        if got != want:
+            print(f"audit selftest: build_config of {files}: z196 {got}, expected {want}")
+            bad += 1
     src = Path(__file__).parent / "audit_selftest.S"
     for arch in which:
         prefix = arches()[arch]["prefix"]
@@ -1174,22 +1338,29 @@ def selftest(which):
             funcs, every = disassemble(prefix, obj)
             alts = alternatives(prefix, obj, every)
         cases = SELFTEST + SELFTEST_ARCH[arch]
-        for fn, check, want in cases:
+        for fn, check, want, *kconfig in cases:
+            kconfig = kconfig[0] if kconfig else None
             if fn not in funcs:
                 print(f"audit selftest: {arch}: {fn} missing from audit_selftest.S")
                 bad += 1
                 continue
-            if check.rstrip("?") in ("full", "acquire", "release", "relaxed"):
+            if check.rstrip("?") in ("full", "before", "after", "acquire", "release",
+                                     "relaxed"):
                 got = verdict(arch, fn, funcs[fn], alts, check.rstrip("?"),
-                              check.endswith("?"), fn)[0]
+                              check.endswith("?"), fn, kconfig)[0]
                 got = "; ".join(got) or None
+            elif check.startswith("loops="):
+                n = Func(arch, fn, funcs[fn]).llsc()[0]
+                got = None if str(n) == check[6:] else f"{n} LL/SC loops"
             else:
                 got = check_rule(Func(arch, fn, funcs[fn]), check)
             ok = (got is None) if want is None else (got is not None and want in got)
             bad += not ok
-            if not ok:
-                print(f"audit selftest: {arch}: {fn} {check}: expected "
-                      f"{want or 'a pass'}, got: {got or 'a pass'}")
+            if not ok or verbose:
+                build = f" (kconfig: {' '.join(sorted(kconfig))})" if kconfig else ""
+                print(f"audit selftest: {arch}: {fn} {check}{build}: "
+                      f"{'ok' if ok else 'expected ' + (want or 'a pass')}, "
+                      f"got: {got or 'a pass'}")
         print(f"audit selftest: {arch}: {len(cases)} checks")
     print(f"audit selftest: {'FAILED' if bad else 'every rule flags its violation'}")
     return 1 if bad else 0
@@ -1273,28 +1444,47 @@ def main():
                        + table(audits))
         return 0
     if len(sys.argv) >= 2 and sys.argv[1] == "--selftest":
-        return selftest(sys.argv[2:] or list(ARCH))
+        verbose = "-v" in sys.argv[2:]
+        return selftest([a for a in sys.argv[2:] if a != "-v"] or list(ARCH), verbose)
     if len(sys.argv) != 4 or sys.argv[1] not in ARCH:
         sys.exit(__doc__)
     arch, directory, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     sys.path.insert(0, str(Path(__file__).parent))
     from report import arches
     prefix = arches()[arch]["prefix"]
-    ordering = audit_ordering(arch, prefix, directory)
+    kconfig, source = build_config(arch, directory)
+    # The options the rules consulted: true, false, or null when unknown
+    # (taken as set).
+    options = {o: None if kconfig is None else o in kconfig
+               for o in ARCH[arch]["full_if"].values()}
+    for rx, o in ARCH[arch]["full_if"].items():
+        print(f"audit: {arch}: {o}" + (f"={'y' if options[o] else 'n'} ({source})" if source
+                                       else f" taken as set (no {directory}/kconfig)")
+              + f": '{rx}' is {'' if options[o] is not False else 'not '}a full barrier")
+    ordering = audit_ordering(arch, prefix, directory, kconfig)
     worries = audit_worries(arch, prefix, directory)
     failed = [r for r in ordering if r["verdict"] == "fail"] + \
         [w for w in worries if w["verdict"] == "fail" and w["class"] == "guaranteed"
          and not w["reference"]]
     cc = directory / "compiler"
     compiler = cc.read_text().strip() if cc.exists() else ""
-    out.write_text(json.dumps({"arch": arch, "compiler": compiler, "ordering": ordering,
-                               "worries": worries, "failed": len(failed)}, indent=1) + "\n")
+    out.write_text(json.dumps({"arch": arch, "compiler": compiler, "kconfig": options,
+                               "ordering": ordering, "worries": worries,
+                               "failed": len(failed)}, indent=1) + "\n")
     for impl in ("asm", "builtins"):
         n = {v: sum(1 for r in ordering if r["impl"] == impl and r["verdict"] == v)
              for v in ("pass", "cost", "fail", "absent")}
         print(f"audit: {arch} {impl}: {n['pass'] + n['cost'] + n['fail']} functions, "
               f"{n['fail']} fail, {n['cost']} with a needless barrier, "
               f"{n['absent']} not in this kernel")
+        llsc = [r["llsc"] for r in ordering if r["impl"] == impl and "llsc" in r]
+        if llsc:        # functions per number of loops, e.g. "0: 10, 1: 230"
+            per = {n: sum(1 for x in llsc if x["loops"] == n)
+                   for n in sorted({x["loops"] for x in llsc})}
+            print(f"audit: {arch} {impl}: LL/SC: {sum(x['loops'] for x in llsc)} loops in "
+                  f"{len(llsc)} functions (functions per count of loops: "
+                  f"{', '.join(f'{n}: {c}' for n, c in per.items())}), "
+                  f"{sum(1 for x in llsc if x['inside'])} with a memory access inside")
     for flavour in ("once", "builtins", "c11"):
         mine = [w for w in worries if w["flavour"] == flavour]
         g = [w for w in mine if w["class"] == "guaranteed"]
@@ -1308,7 +1498,8 @@ def main():
                   f"{w['case']} ({w['flavour']}): {'; '.join(w['reasons'])}")
     for r in failed:
         if "impl" in r:
-            print(f"audit: {arch} FAIL {r['impl']} {r['primitive']}: {'; '.join(r['reasons'])}")
+            print(f"audit: {arch} FAIL {r['impl']} {r['primitive']} ({r['function']}): "
+                  f"{'; '.join(r['reasons'])}")
     return 1 if failed else 0
 
 

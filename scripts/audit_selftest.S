@@ -132,7 +132,7 @@ cmpxchg_fail_early:		/* a byte cmpxchg that leaves before CS */
 	cs	%r0,%r4,0(%r1)
 	jl	0b
 1:	br	%r14
-cmpxchg_fail_bcr:		/* the same, through BCR 14,0 */
+cmpxchg_fail_bcr:		/* the same, through BCR 14,0: z196 on */
 	l	%r0,0(%r1)
 0:	rll	%r2,%r0,8(%r5)
 	risbgz	%r4,%r2,56,63,0
@@ -141,6 +141,16 @@ cmpxchg_fail_bcr:		/* the same, through BCR 14,0 */
 	jl	0b
 	j	2f
 1:	bcr	14,0
+2:	br	%r14
+cmpxchg_fail_bcr15:		/* the same through BCR 15,0: z10 too */
+	l	%r0,0(%r1)
+0:	rll	%r2,%r0,8(%r5)
+	risbgz	%r4,%r2,56,63,0
+	crjne	%r4,%r3,1f
+	cs	%r0,%r4,0(%r1)
+	jl	0b
+	j	2f
+1:	bcr	15,0
 2:	br	%r14
 cmpxchg_fail_cc:		/* clang: the CC tested again at the exit */
 	l	%r0,0(%r1)
@@ -341,6 +351,14 @@ ctrl_select_hoisted:
 #elif defined(__aarch64__)
 	.arch_extension lse
 
+before_ok:			/* smp_mb__before_atomic(); atomic_add() */
+	dmb	ish
+	stadd	w0,[x1]
+	ret
+before_late:			/* the DMB on the wrong side */
+	stadd	w0,[x1]
+	dmb	ish
+	ret
 full_no_fence:			/* LL/SC atomic_fetch_add() without DMB ISH */
 1:	ldxr	w2,[x1]
 	add	w3,w2,w0
@@ -554,6 +572,50 @@ dsb_st_not_full:		/* wmb() orders stores only */
 	stlxr	w4,w3,[x1]
 	cbnz	w4,1b
 	dsb	ishst
+	ret
+llsc_spill:			/* clang: a spill between LDXR and STXR */
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	str	x1,[sp,#8]
+	stlxr	w4,w3,[x1]
+	cbnz	w4,1b
+	dmb	ish
+	ret
+llsc_reload_ok:			/* a reload on the retry edge, outside */
+	str	x1,[sp,#8]
+1:	ldxr	w2,[x1]
+	add	w3,w2,w0
+	stlxr	w4,w3,[x1]
+	cbz	w4,2f
+	ldr	x1,[sp,#8]
+	b	1b
+2:	dmb	ish
+	ret
+llsc_exit_load:			/* the failed compare's exit loads */
+1:	ldxr	w3,[x0]
+	cmp	w3,w1
+	b.ne	2f
+	stlxr	w4,w2,[x0]
+	cbnz	w4,1b
+	dmb	ish
+	ret
+2:	clrex
+	ldr	x5,[sp,#8]
+	ret
+llsc_two:			/* two loops, the second with a reload */
+1:	ldxr	w3,[x0]
+	cmp	w3,w1
+	b.ne	3f
+	stlxr	w4,w2,[x0]
+	cbnz	w4,1b
+	dmb	ish
+	ret
+3:	ldaxr	w3,[x6]
+	cbz	w3,4f
+	ldr	x5,[sp,#8]
+4:	stlxr	w4,w3,[x6]
+	cbnz	w4,3b
+	dmb	ish
 	ret
 data_dep:
 	adrp	x0,w_a

@@ -8,11 +8,26 @@
 #   the raw_ xchg/cmpxchg/try_cmpxchg names that the generated
 #     include/linux/atomic/atomic-arch-fallback.h defines, on 1, 2, 4 and 8
 #     bytes (64 on u64, 128 on u128).
+# and, unless $3 is "ops", the barrier idioms of Documentation/atomic_t.txt
+# around every read-modify-write op without ordering of its own (the void
+# ops, such as atomic_add(), and every _relaxed op, the raw_ xchg family's
+# too): audit_before_OP() is smp_mb__before_atomic() then OP,
+# audit_after_OP() OP then smp_mb__after_atomic().
 # The C goes to stdout; the manifest (function, primitive, ordering the
-# kernel requires, whether a failed op may skip the access) to $2.
+# kernel requires, whether a failed op may skip the access) to $2. An
+# idiom's primitive names both in program order, e.g.
+# smp_mb__before_atomic+raw_atomic_add, raw_atomic_add+smp_mb__after_atomic.
 set -eu
 TREE=$1
 MANIFEST=$2
+IDIOMS=yes
+[ "${3:-}" != ops ] || IDIOMS=
+# What the manifest requires of the idioms (Documentation/atomic_t.txt, the
+# LKMM): smp_mb__before_atomic() orders the earlier accesses against the op
+# and the later ones, smp_mb__after_atomic() the op and the earlier ones
+# against the later ones: audit.py's orderings "before" and "after".
+IDIOM_BEFORE=before
+IDIOM_AFTER=after
 ATOMICDIR=$TREE/scripts/atomic
 . "$ATOMICDIR/atomic-tbl.sh"
 
@@ -38,6 +53,35 @@ conditional() {
 	esac
 }
 
+# NAME RET PARAMS CALL GUARD: the two idioms around CALL, an op with no
+# ordering of its own (raw_NAME), as functions audit_before_NAME and
+# audit_after_NAME of return type RET; GUARD: the #ifdef around them, if
+# any. The failed op of a conditional one (cmpxchg_relaxed) may stay
+# unordered, as in the op's own row.
+gen_idioms() {
+	local name="$1" ret="$2" params="$3" call="$4" guard="$5" cond
+	[ -n "$IDIOMS" ] || return 0
+	cond=$(conditional "$name")
+	[ -z "$guard" ] || printf '#ifdef %s\n' "$guard"
+	if [ "$ret" = void ]; then
+		printf 'PROBE void audit_before_%s(%s)\n{\n\tsmp_mb__before_atomic();\n\t%s;\n}\n\n' \
+			"$name" "$params" "$call"
+		printf 'PROBE void audit_after_%s(%s)\n{\n\t%s;\n\tsmp_mb__after_atomic();\n}\n' \
+			"$name" "$params" "$call"
+	else
+		printf 'PROBE %s audit_before_%s(%s)\n{\n\tsmp_mb__before_atomic();\n\treturn %s;\n}\n\n' \
+			"$ret" "$name" "$params" "$call"
+		printf 'PROBE %s audit_after_%s(%s)\n{\n\t%s ret = %s;\n\n\tsmp_mb__after_atomic();\n\treturn ret;\n}\n' \
+			"$ret" "$name" "$params" "$ret" "$call"
+	fi
+	[ -z "$guard" ] || printf '#endif\n'
+	echo
+	printf 'audit_before_%s\tsmp_mb__before_atomic+%s\t%s\t%s\n' \
+		"$name" "${call%%(*}" "$IDIOM_BEFORE" "$cond" >> "$MANIFEST"
+	printf 'audit_after_%s\t%s+smp_mb__after_atomic\t%s\t%s\n' \
+		"$name" "${call%%(*}" "$IDIOM_AFTER" "$cond" >> "$MANIFEST"
+}
+
 gen_proto_order_variant()
 {
 	local meta="$1" pfx="$2" name="$3" sfx="$4" order="$5" atomic="$6" int="$7"
@@ -50,6 +94,12 @@ gen_proto_order_variant()
 		"$(gen_ret_stmt "$meta")" "$op" "$(gen_args "$@")"
 	printf 'audit_%s\traw_%s\t%s\t%s\n' "$op" "$op" \
 		"$(ordering "$op" "$meta")" "$(conditional "$op")" >> "$MANIFEST"
+	# The read-modify-write ops without ordering: void (v; not set, s, a
+	# plain store) and _relaxed.
+	if [ "$meta" = v ] || [ "$order" = _relaxed ]; then
+		gen_idioms "$op" "$(gen_ret_type "$meta" "$int")" \
+			"$(gen_params "$int" "$atomic" "$@")" "raw_$op($(gen_args "$@"))" ""
+	fi
 }
 
 # NAME TYPE GUARD: one xchg-family probe.
@@ -63,6 +113,9 @@ gen_xchg() {
 		"$3" "$ret" "$1" "$2" "$params" "$1" "$args"
 	printf 'audit_%s_%s\traw_%s\t%s\t%s\n' "$1" "$2" "$1" \
 		"$(ordering "$1" "")" "$(conditional "$1")" >> "$MANIFEST"
+	case $1 in
+	*_relaxed) gen_idioms "$1_$2" "$ret" "$params" "raw_$1($args)" "$3" ;;
+	esac
 }
 
 : > "$MANIFEST"
