@@ -8,7 +8,7 @@ MORE := $(shell $(KATOMIC) configs more)
 
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
-	@echo "make test-all   the full matrix: $(CONFIGS)"
+	@echo "make test-all   the full matrix: $(CONFIGS) (-z10: configured and audited only, no build or boot)"
 	@echo "make test-more  what test-all's 60 minutes leave out: $(MORE)"
 	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some (~45 min each cold)"
 	@echo "make deps       apt-get install what katomic needs"

@@ -24,7 +24,10 @@ PACKAGES="linux-source-6.12 build-essential flex bison bc
 # arm64's LL/SC atomics instead of LSE (elsewhere the =n changes nothing, and
 # kunit.py accepts it); bench: the benchmarks alone, both implementations in
 # one boot (make report); noinstr (x86 only): objtool checks that noinstr
-# code calls nothing instrumentable (vmlinux.o), which summary.py reads.
+# code calls nothing instrumentable (vmlinux.o), which summary.py reads;
+# z10 (s390 only): the oldest march the kernel supports instead of its
+# default, z196, so that the atomics take their pre-z196 paths (compare and
+# swap loops, BCR 15,0), built only as far as the audit needs (audit_only).
 declare -A FRAGMENTS=(
 	[builtins]="--kconfig_add=CONFIG_ATOMIC_BUILTINS=y"
 	[kasan]="--kconfig_add=CONFIG_KASAN=y;--kconfig_add=CONFIG_KASAN_GENERIC=y"
@@ -33,6 +36,7 @@ declare -A FRAGMENTS=(
 	[bench]="--kconfig_add=CONFIG_ATOMIC_KUNIT_BENCHMARK=y;atomic_bench_*"
 	[clang]="--make_options=LLVM=-19"
 	[noinstr]="--kconfig_add=CONFIG_DEBUG_KERNEL=y;--kconfig_add=CONFIG_DEBUG_ENTRY=y"
+	[z10]="--kconfig_add=CONFIG_MARCH_Z10=y;--kconfig_add=CONFIG_MARCH_Z196=n"
 )
 # Where check only compiles the suites, W=1, without a boot: architectures
 # whose headers or word size the suites tripped over (arch/sh's xchg_u32(),
@@ -60,7 +64,10 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   a tree with unexported commits is left as it is)
   export          write the tree's commits since 'pristine' back to patches/
   reset           throw the tree's local work away and re-apply patches/
-  run CONFIG...   build and boot each configuration, keep results, summarise
+  run CONFIG...   build and boot each configuration, keep results, summarise;
+                  an audit-only configuration (-z10) is configured and
+                  prepared (kunit.py config, make prepare), not built or
+                  booted, and only audited
   check [N]       every patch (from the Nth on): checkpatch --strict, then
                   build the tree at that patch for every architecture, the
                   assembly and, where that patch's Kconfig offers them, the
@@ -97,7 +104,7 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   runs by name
 
 Architectures: $(arches | paste -sd ' ') (one row each in scripts/arches.tsv).
-Configurations: ARCH[-builtins][-kasan|-kcsan][-noinstr][-llsc][-clang][-bench],
+Configurations: ARCH[-builtins][-kasan|-kcsan][-noinstr][-llsc][-clang][-z10][-bench],
 the fragments in any order: ARCH alone is the architecture's own atomics,
 built with GCC; clang: built with clang 19 (LLVM=-19; installs clang-19,
 lld-19 and llvm-19 when first used); builtins:
@@ -106,10 +113,13 @@ fails the run); noinstr (x86 only): CONFIG_DEBUG_ENTRY, so that objtool
 checks noinstr code (any objtool warning fails the run); llsc: arm64's
 LL/SC atomics, not LSE (CONFIG_ARM64_USE_LSE_ATOMICS=n); bench: only the
 benchmarks (CONFIG_ATOMIC_KUNIT_BENCHMARK=y), built in the directory of
-the name without -bench.
-Each boots with -smp $SMP and runs the katomic suites (values, stress,
-litmus) on both implementations plus lib/atomic64_test.c on the configured
-one.
+the name without -bench; z10 (s390 only): CONFIG_MARCH_Z10=y, the
+oldest march instead of the default z196, audit-only: no kernel is
+built or booted, the audit's probes compile against the configured and
+prepared tree (results/CONFIG.run.json has "boot": false).
+Each other one boots with -smp $SMP and runs the katomic suites (values,
+stress, litmus) on both implementations plus lib/atomic64_test.c on the
+configured one.
 
 Environment: KATOMIC_WORK (default ~/.cache/katomic), KATOMIC_TARBALL,
 KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 300),
@@ -314,6 +324,10 @@ config_args() {
 	done
 	[[ $seen != *" kasan "* || $seen != *" kcsan "* ]] ||
 		die "'$1': KCSAN depends on !KASAN"
+	[[ $seen != *" z10 "* ]] || [ "$(karch "$arch")" = s390 ] ||
+		die "'$1': z10 is an s390 march"
+	[[ $seen != *" z10 "* || $seen != *" bench "* ]] ||
+		die "'$1': z10 is audit-only, bench needs a boot"
 	echo "--kunitconfig=$REPO/kunit/katomic.kunitconfig"
 }
 
@@ -462,30 +476,37 @@ watch_qemu() {
 }
 
 run_one() {
-	local name=$1 out=$RESULTS/$1 bdir list rc=0 args=()
+	local name=$1 out=$RESULTS/$1 bdir list rc=0 args=() boot=true
 	bdir=$(build_dir "$name")
 	list=$(config_args "$name") || exit 1
 	mapfile -t args <<< "$list"
 	mkdir -p "$bdir"
 	rm -f "$out".*
-	say "[$name] build and boot (log: $out.kunit.log)"
 	local t0=$SECONDS
 	: > "$out.kunit.log"
-	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" run \
-		"${args[@]}" --build_dir="$bdir" --jobs="$(nproc)" \
-		--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $SMP" \
-		--kernel_args=panic=-1 ${KATOMIC_KERNEL_ARGS:+--kernel_args="$KATOMIC_KERNEL_ARGS"} \
-		${KATOMIC_QEMU_ARGS:+--qemu_args="$KATOMIC_QEMU_ARGS"} \
-		--json="$out.json" > "$out.kunit.log" 2>&1 &
-	local pid=$!
-	# Progress: kunit.py's stage lines, as they come.
-	tail -n +1 --pid=$pid -f "$out.kunit.log" 2>/dev/null |
-		grep --line-buffered -E '^(\[[0-9:]+\] )?(Building|Starting|Testing complete|Elapsed|ERROR|Command)' |
-		sed -u "s/^/katomic: [$name] /" &
-	watch_qemu $pid "$out" "$bdir"
-	wait $pid || rc=$?
-	wait
-	[ -f "$bdir/test.log" ] && cp "$bdir/test.log" "$out.console.log"
+	if audit_only "$name"; then
+		boot=false
+		say "[$name] configure and prepare for the audit, no build or boot (log: $out.kunit.log)"
+		prepare_build "$name" "$bdir" "$out.kunit.log" || rc=$?
+		[ $rc -eq 0 ] || say "[$name] FAILED (exit $rc): $(tail -1 "$out.kunit.log")"
+	else
+		say "[$name] build and boot (log: $out.kunit.log)"
+		timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" run \
+			"${args[@]}" --build_dir="$bdir" --jobs="$(nproc)" \
+			--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $SMP" \
+			--kernel_args=panic=-1 ${KATOMIC_KERNEL_ARGS:+--kernel_args="$KATOMIC_KERNEL_ARGS"} \
+			${KATOMIC_QEMU_ARGS:+--qemu_args="$KATOMIC_QEMU_ARGS"} \
+			--json="$out.json" > "$out.kunit.log" 2>&1 &
+		local pid=$!
+		# Progress: kunit.py's stage lines, as they come.
+		tail -n +1 --pid=$pid -f "$out.kunit.log" 2>/dev/null |
+			grep --line-buffered -E '^(\[[0-9:]+\] )?(Building|Starting|Testing complete|Elapsed|ERROR|Command)' |
+			sed -u "s/^/katomic: [$name] /" &
+		watch_qemu $pid "$out" "$bdir"
+		wait $pid || rc=$?
+		wait
+		[ -f "$bdir/test.log" ] && cp "$bdir/test.log" "$out.console.log"
+	fi
 	local audit=false
 	if audited "$name"; then
 		audit=true
@@ -493,10 +514,41 @@ run_one() {
 	else
 		instr_one "$name" || true
 	fi
-	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s}\n' \
-		"$name" "$rc" $((SECONDS - t0)) "$(libatomic_symbols "$name" "$bdir")" \
-		"$audit" > "$out.run.json"
+	# boot: false for an audit-only configuration, which has no vmlinux to
+	# count library calls in (-1, as for a build that failed), no console
+	# and no KTAP results.
+	local libcalls=-1
+	! $boot || libcalls=$(libatomic_symbols "$name" "$bdir")
+	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s, "boot": %s}\n' \
+		"$name" "$rc" $((SECONDS - t0)) "$libcalls" "$audit" "$boot" > "$out.run.json"
 	return 0
+}
+
+# Configurations that run only configures and prepares for the audit
+# (prepare_build), with no kernel built or booted: z10, an s390 march whose
+# code the audit is to see: about 20 s on 2 cores (kunit.py config 5 s, make
+# prepare, the audit 8 s) where a build and boot takes about 10 minutes.
+audit_only() { [[ "-$1-" == *-z10-* ]]; }
+
+# An audit-only CONFIG in BDIR: kunit.py config (the .config) and make
+# prepare (generated headers, asm-offsets, kbuild's tools, objtool), what
+# the audit's probes, objects compiled as external modules are (kmod_make),
+# need of a build. Not modules_prepare: that is prepare and the modules'
+# linker script, and without CONFIG_MODULES (the kunit configurations of
+# x86_64 and arm64) nothing at all. Output to LOG; the exit status of the
+# step that failed (124: timed out, the whole bounded by
+# KATOMIC_BUILD_TIMEOUT).
+prepare_build() {
+	local name=$1 bdir=$2 log=$3 arch=${1%%-*} list args=() t0=$SECONDS
+	list=$(config_args "$name") || exit 1
+	mapfile -t args < <(grep '^--' <<< "$list")
+	say "[$name] kunit.py config"
+	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" config \
+		"${args[@]}" --build_dir="$bdir" >> "$log" 2>&1 || return
+	say "[$name] make prepare"
+	timeout -k 30 $((BUILD_TIMEOUT - (SECONDS - t0))) \
+		make -s -C "$TREE" O="$bdir" ARCH="$(karch "$arch")" CROSS_COMPILE="$(cross "$arch")" \
+		$(make_options <<< "$list") -j"$(nproc)" prepare >> "$log" 2>&1
 }
 
 # Whether run audits CONFIG's machine code: not under a sanitizer, whose
@@ -535,6 +587,9 @@ audit_build() {
 	done
 	objs="audit_asm.o audit_builtins.o worries_once.o worries_builtins.o worries_c11.o"
 	sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$bdir/.config" > "$dir/compiler"
+	# audit.py's rules that depend on the build's options (s390: whether
+	# BCR 14,0 serialises, CONFIG_HAVE_MARCH_Z196_FEATURES).
+	cp "$bdir/.config" "$dir/kconfig"
 	if ! kmod_make "$arch" "$bdir" "$dir" "$objs" "$@"; then
 		{ echo "audit: the probes do not build against $bdir:"; tail -5 "$dir/build.log"; } |
 			tee "$out.audit.log" >&2
@@ -562,7 +617,10 @@ instr_one() {
 	bdir=$(build_dir "$name")
 	rm -rf "$dir" "$RESULTS/$name.instr.json"
 	mkdir -p "$dir"
-	sh "$REPO/scripts/gen_audit_probe.sh" "$TREE" "$dir/probe.tsv" > "$dir/raw_probe.c"
+	# The ops alone, without the barrier idioms: their smp_mb__*_atomic()
+	# would add KCSAN's barrier instrumentation (kcsan_mb(), with
+	# CONFIG_KCSAN_STRICT) to the raw_ count.
+	sh "$REPO/scripts/gen_audit_probe.sh" "$TREE" "$dir/probe.tsv" ops > "$dir/raw_probe.c"
 	sed 's/\braw_//g' "$dir/raw_probe.c" > "$dir/instrumented_probe.c"
 	for v in raw instrumented; do
 		for i in asm:ARCH builtins:BUILTINS; do
