@@ -72,16 +72,19 @@ ARCH = {
     "s390x": {
         "model": "tso",
         # Compare and swap serialises the CPU (Principles of Operation);
-        # the interlocked-access facility's LOAD AND ADD family does not.
-        # BCR 14,0 and BCR 15,0 (objdump: bnor %r0, br %r0) serialise.
+        # the interlocked-access facility's LOAD AND ADD family and ASI
+        # perform only specific-operand serialization: a later fetch may
+        # pass their store. BCR 14,0 and BCR 15,0 (objdump: bnor %r0,
+        # br %r0) serialise.
         "rmw": r"cs|csy|csg|cds|cdsy|cdsg|laa|laag|laal|laalg|lan|lang|lao|laog|lax|laxg|asi|agsi|alsi|algsi",
         "full": r"cs|csy|csg|cds|cdsy|cdsg|bnor %r0|br %r0",
         "fence": r"bnor %r0|br %r0",
         # BCR 14,0 only with the fast-BCR-serialization facility (z196 on):
         # asm/barrier.h uses it under this option, BCR 15,0 below.
         "full_if": {r"bnor %r0": "CONFIG_HAVE_MARCH_Z196_FEATURES"},
-        # smp_mb__after_atomic() is barrier(): a failed fully ordered
-        # cmpxchg must serialise by itself (the LKMM's cmpxchg-fail-ordered-1).
+        # smp_mb__after_atomic() is barrier() where CS does the atomics
+        # (below z196): a failed fully ordered cmpxchg must serialise by
+        # itself (the LKMM's cmpxchg-fail-ordered-1), as a failed CS does.
         "fail_serialises": True,
         "acq": None, "rel": None, "lx": None, "sx": None, "local": None,
         "ret": r"br %r14",
@@ -822,7 +825,7 @@ def check_ordering(f, order, conditional, primitive):
         path = find_cc(f, stop=lambda k: f.is_("full", k))
         if path:
             problems.append("a path, a failed cmpxchg, has no full barrier, which "
-                            "smp_mb__after_atomic() (barrier() here) relies on: "
+                            "smp_mb__after_atomic() relies on where it is barrier(): "
                             + f.show(path) + f.lacking(path))
     weak = f.A["model"] == "weak"
     full = lambda k: f.is_("full", k)
