@@ -132,7 +132,7 @@ cmpxchg_fail_early:		/* a byte cmpxchg that leaves before CS */
 	cs	%r0,%r4,0(%r1)
 	jl	0b
 1:	br	%r14
-cmpxchg_fail_bcr:		/* the same, through BCR 14,0: z196 on */
+	.macro	cmpxchg_fail_through m	/* the same, failing through BCR \m,0 */
 	l	%r0,0(%r1)
 0:	rll	%r2,%r0,8(%r5)
 	risbgz	%r4,%r2,56,63,0
@@ -140,18 +140,13 @@ cmpxchg_fail_bcr:		/* the same, through BCR 14,0: z196 on */
 	cs	%r0,%r4,0(%r1)
 	jl	0b
 	j	2f
-1:	bcr	14,0
+1:	bcr	\m,0
 2:	br	%r14
-cmpxchg_fail_bcr15:		/* the same through BCR 15,0: z10 too */
-	l	%r0,0(%r1)
-0:	rll	%r2,%r0,8(%r5)
-	risbgz	%r4,%r2,56,63,0
-	crjne	%r4,%r3,1f
-	cs	%r0,%r4,0(%r1)
-	jl	0b
-	j	2f
-1:	bcr	15,0
-2:	br	%r14
+	.endm
+cmpxchg_fail_bcr:		/* BCR 14,0: a barrier from z196 on */
+	cmpxchg_fail_through 14
+cmpxchg_fail_bcr15:		/* BCR 15,0: on z10 too */
+	cmpxchg_fail_through 15
 cmpxchg_fail_cc:		/* clang: the CC tested again at the exit */
 	l	%r0,0(%r1)
 0:	rll	%r2,%r0,8(%r5)
