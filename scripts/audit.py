@@ -19,10 +19,10 @@ DIR holds, compiled against one configured build with the kernel's flags:
                           against the rules of scripts/worries.tsv;
   kconfig                 optional: the build's .config, for the rules that
                           depend on it (s390: BCR 14,0 serialises only with
-                          CONFIG_HAVE_MARCH_Z196_FEATURES=y). Without it the
-                          -march of kbuild's .audit_asm.o.cmd decides, and
-                          without that the option is taken as set (the
-                          kernel's default, MARCH_Z196); the log says which.
+                          CONFIG_HAVE_MARCH_Z196_FEATURES=y), which
+                          katomic.sh copies there. Without it the option is
+                          taken as set (the kernel's default, MARCH_Z196),
+                          and the log says so.
 
 Ordering, per function and path through its control-flow graph (an
 instruction-level graph from objdump -dr; arm64's patchable branches from
@@ -164,23 +164,13 @@ def rules(arch, kconfig):
 
 
 def build_config(arch, directory):
-    """(the options the build sets, where from) when arch has FULL_IF rules:
-    DIR/kconfig, the build's .config; else on s390 the -march in kbuild's
-    command line of the probe; else (None, None)."""
-    if not ARCH[arch]["full_if"]:
-        return None, None
+    """(the options the build sets, where from) when arch has FULL_IF rules
+    and DIR/kconfig, the build's .config, exists; else (None, None)."""
     path = directory / "kconfig"
-    if path.exists():
-        return {m.group(1) for m in re.finditer(r"^(CONFIG_\w+)=[ym]$", path.read_text(), re.M)}, \
-            str(path)
-    cmd = directory / ".audit_asm.o.cmd"
-    march = re.search(r"-march=(\S+)", cmd.read_text()) if cmd.exists() else None
-    if arch == "s390x" and march:
-        # z196 is arch9; zEC12, z13... are arch10, arch11...
-        z196 = re.fullmatch(r"z196|zEC12|z1[3-9]|arch(?:9|1\d)", march.group(1))
-        return {"CONFIG_HAVE_MARCH_Z196_FEATURES"} if z196 else set(), \
-            f"{cmd} (-march={march.group(1)})"
-    return None, None
+    if not ARCH[arch]["full_if"] or not path.exists():
+        return None, None
+    return {m.group(1) for m in re.finditer(r"^(CONFIG_\w+)=[ym]$", path.read_text(), re.M)}, \
+        str(path)
 
 
 class Insn:
@@ -1317,12 +1307,10 @@ def selftest(which, verbose=False):
     sys.path.insert(0, str(Path(__file__).parent))
     from report import arches
     bad = 0
-    # DIR/kconfig, or kbuild's command line, gives the build's options.
+    # DIR/kconfig gives the build's options.
     for files, want in (({"kconfig": "CONFIG_HAVE_MARCH_Z10_FEATURES=y\n"
                                      "# CONFIG_HAVE_MARCH_Z196_FEATURES is not set\n"}, False),
                         ({"kconfig": "CONFIG_HAVE_MARCH_Z196_FEATURES=y\n"}, True),
-                        ({".audit_asm.o.cmd": "cmd := gcc -march=z10 -mtune=z196"}, False),
-                        ({".audit_asm.o.cmd": "cmd := gcc -march=z13"}, True),
                         ({}, None)):
         with tempfile.TemporaryDirectory() as tmp:
             for name, text in files.items():
