@@ -80,14 +80,18 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   (GCC and the compilers column of scripts/arches.tsv):
                   instructions per primitive (scripts/atomic_probe.c), vmlinux
                   size (kunit/report.kunitconfig, no tests), the audit, and
-                  with GCC benchmarks in one boot (ARCH-bench); where ARCH
-                  is this machine's (x86_64), the probes of every build
-                  timed on its CPU in user space (scripts/hwbench.py); writes
-                  results/report.{md,json,*.png}. 3 kernel builds per
-                  compiler (and arm64's llsc with GCC) and a boot per
-                  architecture, after 'run' of the matrix (ARCH-bench reuses
-                  ARCH's build): about 45 minutes per architecture cold on
-                  2 cores
+                  benchmarks in one boot with the first compiler that offers
+                  the builtins (ARCH-bench with GCC, else ARCH-COMPILER-bench);
+                  no builtins kernel where the architecture does not offer
+                  them with a compiler (its asm build's .config lacks
+                  CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y: riscv64 with GCC);
+                  where ARCH is this machine's (x86_64), the probes of every
+                  build timed on its CPU in user space (scripts/hwbench.py);
+                  writes results/report.{md,json,*.png}. Up to 3 kernel
+                  builds per compiler (and arm64's llsc with GCC) and a
+                  boot per architecture, after 'run' of the matrix (the
+                  bench boot reuses the build of its name without -bench):
+                  about 45 minutes per architecture cold on 2 cores
   audit CONFIG... the machine-code audit alone (scripts/audit.py), of the
                   configurations' existing builds and the tree as it is now:
                   every primitive's ordering on both implementations and the
@@ -356,13 +360,17 @@ libatomic_symbols() {
 }
 
 # What check builds at the checked-out patch: every architecture's assembly,
-# and its builtins once its Kconfig offers them.
+# and its builtins once its Kconfig offers them, with clang where it offers
+# them only with clang (riscv).
 check_configs() {
-	local a
+	local a sel
 	for a in $(arches); do
 		echo "$a"
-		! grep -q 'select ARCH_SUPPORTS_ATOMIC_BUILTINS' "$TREE/arch/$(srcarch "$a")/Kconfig" ||
-			echo "$a-builtins"
+		sel=$(grep 'select ARCH_SUPPORTS_ATOMIC_BUILTINS' "$TREE/arch/$(srcarch "$a")/Kconfig") || continue
+		case $sel in
+		*CC_IS_CLANG*) echo "$a-builtins-clang" ;;
+		*) echo "$a-builtins" ;;
+		esac
 	done
 }
 
@@ -376,8 +384,11 @@ cmd_check() {
 		n=$((n + 1))
 		[ $n -ge "$first" ] || continue
 		say "$(tree_git log -1 --format='%h %s' "$c")"
+		# The tree has no upstream history to look up the commits that
+		# Fixes: tags and messages cite.
 		if ! tree_git format-patch -1 --stdout "$c" |
-		     (cd "$TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --quiet -); then
+		     (cd "$TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --quiet \
+			--ignore UNKNOWN_COMMIT_ID -); then
 			bad=1
 		fi
 		tree_git checkout -q "$c"
@@ -519,8 +530,12 @@ run_one() {
 	# and no KTAP results.
 	local libcalls=-1
 	! $boot || libcalls=$(libatomic_symbols "$name" "$bdir")
-	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s, "boot": %s}\n' \
-		"$name" "$rc" $((SECONDS - t0)) "$libcalls" "$audit" "$boot" > "$out.run.json"
+	# builtins: whether the architecture offers the builtins with this
+	# compiler, and so whether the boot tests them (riscv: not with GCC).
+	local builtins=false
+	! grep -qx CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y "$bdir/.config" 2>/dev/null || builtins=true
+	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s, "boot": %s, "builtins": %s}\n' \
+		"$name" "$rc" $((SECONDS - t0)) "$libcalls" "$audit" "$boot" "$builtins" > "$out.run.json"
 	return 0
 }
 
@@ -725,6 +740,10 @@ hwbench() {
 		say "[report] warning: hwbench failed: the report has no hardware timings of $arch"
 }
 
+# Whether the kernel configured in BDIR offers CONFIG_ATOMIC_BUILTINS (riscv:
+# with clang alone).
+offers_builtins() { grep -qx CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y "$1/.config"; }
+
 stock_tree() {
 	local st=$WORK/stock
 	[ "$(git -C "$st" rev-parse -q --verify HEAD 2>/dev/null)" = \
@@ -737,7 +756,7 @@ stock_tree() {
 }
 
 cmd_report() {
-	local arch variant c name list=("$@") compilers=()
+	local arch variant c name bench list=("$@") compilers=()
 	for arch in "${list[@]}"; do
 		arch_field "$arch" name >/dev/null ||
 			die "report: unknown architecture '$arch' (architectures: $(arches | paste -sd ' '))"
@@ -751,9 +770,16 @@ cmd_report() {
 	stock_tree
 	mkdir -p "$RESULTS"
 	for arch in "${list[@]}"; do
+		bench=
 		for c in "" $(arch_field "$arch" compilers); do
 			for variant in stock asm builtins $([ -n "$c" ] || arch_field "$arch" report); do
 				name=$arch-$variant${c:+-$c}
+				# The asm, built before, says whether there are builtins.
+				if [ "$variant" = builtins ] &&
+				   ! offers_builtins "$WORK/build/report/$arch-asm${c:+-$c}"; then
+					say "[report] $name: skipped: $arch does not offer the builtins with ${c:-GCC} (Kconfig)"
+					continue
+				fi
 				report_build "$arch" "$variant" $c
 				# The audit compiles both implementations against one build.
 				[ "$variant" = stock ] || [ "$variant" = builtins ] ||
@@ -762,9 +788,17 @@ cmd_report() {
 						$([ -z "$c" ] || fragment_args "$c" | make_options) ||
 					true
 			done
+			# The benchmarks time both implementations in one boot: with
+			# the first compiler that offers the builtins.
+			[ -n "$bench" ] || ! offers_builtins "$WORK/build/report/$arch-asm${c:+-$c}" ||
+				bench=$arch${c:+-$c}-bench
 		done
 		hwbench "$arch"
-		run_one "$arch-bench"
+		if [ -n "$bench" ]; then
+			run_one "$bench"
+		else
+			say "[report] $arch: no compiler offers the builtins: no benchmark boot"
+		fi
 	done
 	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" "${list[@]}"
 }
