@@ -22,7 +22,12 @@ DIR holds, compiled against one configured build with the kernel's flags:
                           CONFIG_HAVE_MARCH_Z196_FEATURES=y), which
                           katomic.sh copies there. Without it the option is
                           taken as set (the kernel's default, MARCH_Z196),
-                          and the log says so.
+                          and the log says so. Where it lacks
+                          CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y the build
+                          does not offer the builtins (riscv with GCC 12):
+                          their probe is audited all the same, its rows
+                          marked "offered": false, and what would fail there
+                          is logged and fails no run.
 
 Ordering, per function and path through its control-flow graph (an
 instruction-level graph from objdump -dr; arm64's patchable branches from
@@ -41,6 +46,8 @@ instruction-level graph from objdump -dr; arm64's patchable branches from
   relaxed  nothing; a barrier it carries is reported as a cost.
 A failed conditional op (a path without the store) may be unordered, and an
 LL/SC store counts as performed only on its status check's success edge.
+A call (a library call for an atomic the compiler does not inline) fails:
+the audit cannot see what it does.
 Every unconditional op must perform its access on every path, so a probe
 that compiled to nothing fails too.
 
@@ -62,11 +69,12 @@ from pathlib import Path
 
 # Per architecture, as data. RMW: one-instruction atomic read-modify-writes;
 # FULL: instructions that are full barriers (atomic ones and fences); ACQ,
-# REL: the acquire and release forms (arm64); FENCE: barrier instructions that
-# access no memory; FULL_IF: FULL instructions that are full barriers only
-# with a Kconfig option (DIR/kconfig); LX/SX: load- and store-exclusive, all
-# that the LL/SC rule needs of an architecture (riscv: lr\.[wd] and sc\.[wd],
-# each with (?:\.aq|\.rl|\.aqrl)?; powerpc: l[bhwd]arx and st[bhwd]cx\.).
+# REL: the acquire and release forms, and fences (arm64, riscv); FENCE:
+# barrier instructions that access no memory; FULL_IF: FULL instructions
+# that are full barriers only with a Kconfig option (DIR/kconfig); LX/SX:
+# load- and store-exclusive, all that the LL/SC rule needs of an
+# architecture (powerpc: l[bhwd]arx and st[bhwd]cx\.). An instruction
+# matches by its mnemonic or its whole text.
 LSE_OPS = r"(?:ld(?:add|clr|eor|set|smax|smin|umax|umin)|st(?:add|clr|eor|set|smax|smin|umax|umin)|swp|casp?)"
 ARCH = {
     "s390x": {
@@ -140,6 +148,40 @@ ARCH = {
         "store": r"st\w*",
     },
 }
+# RISC-V AMOs (Zabha's .b and .h, Zacas's amocas too), and FENCE's
+# predecessor and successor sets as objdump prints them, in the order iorw
+# (parse() spells out a bare "fence": iorw,iorw). Every set holding r and w.
+RV_AMO = r"amo(?:add|swap|and|or|xor|max|maxu|min|minu|cas)\.[bhwdq]"
+RV_RW = r"i?o?rw"
+ARCH["riscv64"] = {
+    "model": "weak",
+    # RVWMO as the kernel reads it: a FENCE ordering rw before rw and an
+    # AMO with .aqrl are full barriers. An LR/SC pair is none, whatever its
+    # suffixes (commit 5ce6c1f3535f, "riscv/atomic: Strengthen
+    # implementations with fences"): the kernel's fully ordered LR/SC op is
+    # lr; sc.rl; bnez; fence rw,rw.
+    "rmw": RV_AMO + r"(?:\.aq|\.rl|\.aqrl)?",
+    "full": rf"fence {RV_RW},{RV_RW}|{RV_AMO}\.aqrl",
+    "fence": r"fence|fence\.tso",          # fence.i orders no data
+    # FENCE.TSO orders all but a store before a load: an acquire and a
+    # release fence, no full one.
+    "acq": rf"(?:lr\.[wd]|sc\.[wd]|{RV_AMO})\.aq(?:rl)?|fence i?o?rw?,{RV_RW}|fence\.tso",
+    "rel": rf"(?:sc\.[wd]|{RV_AMO})\.(?:aq)?rl|fence {RV_RW},i?o?r?w|fence\.tso",
+    "lx": r"lr\.[wd](?:\.aq|\.rl|\.aqrl)?",
+    "sx": r"sc\.[wd](?:\.aq|\.rl|\.aqrl)?",
+    # smp_mb__before_atomic() and after_atomic() are fence rw,rw: a failed
+    # fully ordered cmpxchg may be unordered, as on arm64.
+    "fail_serialises": False,
+    "local": None,
+    "ret": r"ret",
+    "cond_ret": None,
+    "jump": r"j|jr",
+    "call": r"jalr?",
+    "branch": r"b\w+|j|jr|jalr?",
+    "stack": {"sp", "s0"},      # s0 is the frame pointer: CONFIG_FRAME_POINTER
+    "noaccess": r"prefetch\.[irw]|cbo\.\w+",
+    "store": r"s[bhwd]",
+}
 for _a in ARCH.values():
     for _k in ("rmw", "local", "full", "fence", "acq", "rel", "lx", "sx", "ret", "cond_ret", "jump",
                "call", "branch", "noaccess", "store"):
@@ -164,13 +206,25 @@ def rules(arch, kconfig):
 
 
 def build_config(arch, directory):
-    """(the options the build sets, where from) when arch has FULL_IF rules
-    and DIR/kconfig, the build's .config, exists; else (None, None)."""
+    """(the options the build sets, where from) when DIR/kconfig, the
+    build's .config, exists; else (None, None)."""
     path = directory / "kconfig"
-    if not ARCH[arch]["full_if"] or not path.exists():
+    if not path.exists():
         return None, None
     return {m.group(1) for m in re.finditer(r"^(CONFIG_\w+)=[ym]$", path.read_text(), re.M)}, \
         str(path)
+
+
+# Where the architecture does not select it, the build cannot choose the
+# builtins implementation (riscv with GCC 12, which calls libatomic for 1-
+# and 2-byte ops and drops the release of a compare-exchange).
+BUILTINS_OPTION = "CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS"
+
+
+def offered(impl, kconfig):
+    """Whether the build offers the implementation impl; an unknown
+    Kconfig (None) offers both."""
+    return impl != "builtins" or kconfig is None or BUILTINS_OPTION in kconfig
 
 
 class Insn:
@@ -210,7 +264,12 @@ def parse(text):
     """{function: [Insn]} from objdump -dr --no-show-raw-insn."""
     funcs, name, last = {}, None, None
     for line in text.splitlines():
+        line = line.rstrip()
         m = HEAD.match(line)
+        # riscv keeps local labels (.L2, .L1^B1) in the symbol table for the
+        # linker's relaxation: they are places in the function.
+        if m and name and m.group(1).startswith(".L"):
+            continue
         if m:
             name, last = m.group(1), None
             funcs[name] = []
@@ -232,19 +291,31 @@ def parse(text):
                 mnem, _, ops = ops.partition(" ")
             # objdump's comments: x86 "# addr <sym>", arm64 "// ..."
             ops = re.sub(r"\s+(# |//).*$", "", ops).strip()
+            if mnem == "fence" and not ops:         # riscv's FENCE IORW,IORW
+                ops = "iorw,iorw"
             last = Insn(int(m.group(1), 16), mnem, ops)
             funcs[name].append(last)
     for name, insns in funcs.items():
-        for i in insns:
+        for n, i in enumerate(insns):
             t = TARGET.search(i.ops)
             i.jump = int(t.group(1), 16) if t else None
-            if t and t.group(2) == name:
+            if t and (t.group(2) == name or t.group(2).startswith(".L")):
                 i.target = int(t.group(1), 16)
             elif t:
                 i.extern = t.group(2)
             if i.relocs and re.match(r"R_\w+_(PLT32|PC32DBL|PLT32DBL|CALL26|JUMP26|PC32)$",
                                      i.relocs[0][1]) and (t or i.mnem in ("call", "jmp")):
                 i.extern, i.target = i.relocs[0][2], None
+            # riscv in an object: a JAL or branch shows its own address, its
+            # relocation the symbol; a call or tail call is AUIPC, whose
+            # relocation names the callee, then JALR or JR.
+            kind, sym = i.relocs[0][1:3] if i.relocs else ("", "")
+            if t and re.fullmatch(r"R_RISCV_(JAL|RVC_JUMP|BRANCH|RVC_BRANCH)", kind) and \
+                    sym != name and not sym.startswith(".L"):
+                i.extern, i.target = sym, None
+            if i.mnem == "auipc" and re.fullmatch(r"R_RISCV_CALL(_PLT)?", kind) and \
+                    n + 1 < len(insns) and insns[n + 1].mnem in ("jalr", "jr"):
+                insns[n + 1].extern = sym
     return {n: i for n, i in funcs.items() if i}
 
 
@@ -335,8 +406,12 @@ def patched(insns, alts):
 
 def reg(arg):
     """A register under one name (arm64 w0/x0: r0; x86 %eax/%rax: a; s390
-    %r2: r2), or None."""
+    %r2: r2; riscv's ABI names, zero: zr, fp: s0), or None."""
     a = arg.strip().lstrip("%").rstrip("!")
+    if re.fullmatch(r"a[0-7]|t[0-6]|s(?:1[01]|\d)|ra|gp|tp", a):
+        return a
+    if a in ("zero", "fp"):
+        return {"zero": "zr", "fp": "s0"}[a]
     if re.fullmatch(r"[wx]\d+", a):
         return "r" + a[1:]
     if re.fullmatch(r"r\d+[dwb]?", a):
@@ -358,6 +433,9 @@ S390_WIDTH = {m: w for w, ms in S390_WIDTH.items() for m in ms.split()}
 def width(arch, i, memarg):
     if arch == "s390x":
         return S390_WIDTH.get(i.mnem, 4)
+    if arch == "riscv64":       # lw, sd, lbu; amoadd.w.aqrl, lr.d, sc.w
+        m = re.fullmatch(r"[ls]([bhwd])u?|\w+\.([bhwdq])(?:\.\w+)?", i.mnem)
+        return {"b": 1, "h": 2, "w": 4, "d": 8, "q": 16}[m.group(1) or m.group(2)] if m else 0
     if arch == "arm64":
         m = re.search(r"(?:x|r|[a-z])(sb|sh|sw|b|h)$", i.mnem.split()[0])
         if m and not i.mnem.startswith(("ldp", "stp", "ldxp", "stxp", "ldaxp", "stlxp")):
@@ -401,18 +479,31 @@ def accesses(arch, insns):
     # held: register -> (symbol, offset) of the address it holds, or a
     # tuple of those when the compiler selected one of them (clang turns
     # "if (a) c = 1; else d = 1;" into a store through a CSEL or LOCG).
-    # got: s390 registers holding a GOT slot's address (LARL of @GOTENT).
-    A, held, got = ARCH[arch], {}, {}
+    # got: registers holding a GOT slot's address (s390 LARL of @GOTENT,
+    # riscv AUIPC of GOT_HI20).
+    # joins: per address a forward branch reaches, what was held at each
+    # branch to it: a join holds what all its ways in agree on, or a
+    # selection (clang selects between two addresses by branching on riscv).
+    A, held, got, joins = ARCH[arch], {}, {}, {}
     for n, i in enumerate(insns):
+        if i.addr in joins:
+            held = merge(joins.pop(i.addr) + ([held] if n and falls_through(A, insns[n - 1])
+                                              else []))
+        if i.target is not None and i.target > i.addr:
+            joins.setdefault(i.target, []).append(dict(held))
         i.acc, i.dest = None, dests(arch, i)
         memarg = next((a for a in i.args if is_mem(arch, a, i)), None)
-        slot = got.get(mem_base(arch, memarg)) if arch == "s390x" and memarg and \
-            re.fullmatch(r"lg|locg\w*", i.mnem) and re.fullmatch(r"0\(%r\d+\)", memarg) else None
+        slot = got.get(mem_base(arch, memarg)) if memarg and (
+            arch == "s390x" and re.fullmatch(r"lg|locg\w*", i.mnem) or
+            arch == "riscv64" and i.mnem == "ld") and re.fullmatch(r"0\(%?\w+\)", memarg) \
+            else None
         for d in i.dest:
             got.pop(d, None)
         nxt = insns[n + 1].addr if n + 1 < len(insns) else i.addr + 4
+        # riscv's %pcrel_lo relocations name the AUIPC's label, not the
+        # symbol: the register holds that since the AUIPC.
         rel = next(((s, a, off) for off, t, s, a in i.relocs
-                    if not re.search(r"PLT|CALL|JUMP", t)), None)
+                    if not re.search(r"PLT|CALL|JUMP|PCREL_LO12|RELAX|BRANCH|_JAL$", t)), None)
         loc = None
         if rel:
             s, a, off = rel
@@ -425,13 +516,14 @@ def accesses(arch, insns):
             loc = (s, a)
         forms_addr = (arch == "s390x" and i.mnem == "larl") or \
             (arch == "arm64" and i.mnem in ("adrp", "add", "adr") and loc) or \
+            (arch == "riscv64" and i.mnem in ("auipc", "lui") and loc) or \
             (arch == "x86_64" and loc and (i.mnem.startswith("lea") or
                                            i.args[0].startswith("$")))
         # s390 modules are -fPIC: LGRL loads a global's address from the GOT.
         forms_addr = forms_addr or (arch == "s390x" and i.mnem == "lgrl" and
                                     i.relocs and "GOT" in i.relocs[0][1])
         if forms_addr and i.dest:
-            if i.mnem == "larl" and i.relocs and "GOT" in i.relocs[0][1]:
+            if i.mnem in ("larl", "auipc") and i.relocs and "GOT" in i.relocs[0][1]:
                 got[i.dest[0]] = loc
                 held.pop(i.dest[0], None)
             else:
@@ -456,7 +548,8 @@ def accesses(arch, insns):
                 i.dest if arch == "x86_64" else [])))
             continue
         # A copy of a held address.
-        copy = {"arm64": ("mov",), "s390x": ("lgr", "lr"), "x86_64": ("mov", "movq")}[arch]
+        copy = {"arm64": ("mov",), "s390x": ("lgr", "lr"), "x86_64": ("mov", "movq"),
+                "riscv64": ("mv",)}[arch]
         if i.mnem in copy and len(i.args) == 2 and i.dest and \
                 all(a.lstrip("%").rstrip() and reg(a) for a in i.args):
             src = reg(i.args[1] if arch != "x86_64" else i.args[0])
@@ -464,27 +557,50 @@ def accesses(arch, insns):
                 held[i.dest[0]] = held[src]
                 continue
         # An offset added to a held address: arm64 ADD xD, xS, #imm, s390
-        # LA rD, imm(rS) (the statics behind a section anchor).
+        # LA rD, imm(rS) (the statics behind a section anchor), riscv ADDI
+        # (objdump: add) and, an index at an unknown offset, ADD.
         src, imm = None, 0
         if arch == "arm64" and i.mnem == "add" and len(i.args) == 3 and \
                 i.args[2].startswith("#"):
             src, imm = reg(i.args[1]), int(i.args[2][1:], 0)
         elif arch == "s390x" and i.mnem in ("la", "lay"):
             src, imm = mem_base(arch, i.args[1]), disp(arch, i.args[1])
+        elif arch == "riscv64" and i.mnem in ("add", "addi") and len(i.args) == 3:
+            if re.fullmatch(r"-?(?:0x[0-9a-f]+|\d+)", i.args[2]):
+                src, imm = reg(i.args[1]), int(i.args[2], 0)
+            else:
+                src, imm = next((r for r in map(reg, i.args[1:]) if r in held), None), None
         if src in held and i.dest:
-            held[i.dest[0]] = tuple((s_, o + imm) for s_, o in choices(held[src]))
+            held[i.dest[0]] = tuple((s_, None if o is None or imm is None else o + imm)
+                                    for s_, o in choices(held[src]))
             continue
         if memarg is not None and not matches(A["noaccess"], i):
             base, may = mem_base(arch, memarg), ()
             if loc is None and base in held:
                 d = disp(arch, memarg)
-                at_ = [(s_, None if d is None else o + d) for s_, o in choices(held[base])]
+                at_ = [(s_, None if d is None or o is None else o + d)
+                       for s_, o in choices(held[base])]
                 loc, may = (at_[0], ()) if len(at_) == 1 else (None, tuple(at_))
             i.acc = Access(access_kind(arch, i, memarg), width(arch, i, memarg), loc,
                            base in A["stack"] and loc is None and not may, may)
         for d in i.dest:
             held.pop(d, None)
     return insns
+
+
+def falls_through(A, i):
+    """Whether the instruction after i may run next."""
+    return not (matches(A["jump"], i) or matches(A["ret"], i) or TRAPS.fullmatch(i.mnem)
+                or (i.extern and not matches(A["call"], i)))
+
+
+def merge(states):
+    """What each of the states held agrees on, or may be."""
+    out = {}
+    for r in set(states[0]).intersection(*states[1:]):
+        out[r] = states[0][r] if all(s[r] == states[0][r] for s in states) else \
+            choices(*(s[r] for s in states))
+    return out
 
 
 def choices(*held):
@@ -498,6 +614,8 @@ def choices(*held):
 def is_mem(arch, a, i):
     if arch == "arm64":
         return a.startswith("[")
+    if arch == "riscv64":       # off(reg), (reg); not JALR's target
+        return bool(re.fullmatch(r"-?\d*\(\w+\)", a)) and not matches(ARCH[arch]["branch"], i)
     if arch == "s390x":
         return bool(re.fullmatch(r"-?\d+\(((%r)?\d+,)?%r\d+\)", a)) or \
             (i.mnem.endswith("rl") and i.mnem not in ("larl", "exrl", "pfdrl") and
@@ -566,6 +684,10 @@ def dests(arch, i):
         if mn.startswith(("xchg", "xadd", "cmpxchg")):
             out += [reg(a) for a in i.args if a.startswith("%")] + ["a"]
         return [r for r in out if r]
+    if arch == "riscv64":       # the first operand, but of a store, branch or FENCE
+        if re.fullmatch(r"s[bhwd]|b\w+|jr?|ret|fence\S*|prefetch\.\w|cbo\.\w+", mn):
+            return []
+        return [r for r in [reg(i.args[0])] if r]
     if arch == "s390x":
         if re.match(r"(st|mv|c|tm|j|b|br|bn|pfd|n[iy]|o[iy]|x[iy]$)", mn) and \
                 not mn.startswith(("cs", "cds")):
@@ -654,17 +776,21 @@ class Func:
 
     def status_check(self, k):
         """For a store-exclusive at k: (its success edges, its failure
-        edges), from the CBNZ/CBZ (or TBNZ/TBZ of bit 0) that tests its
-        status register before anything else writes it; None if there is
-        none."""
+        edges), from the branch that tests its status register (nonzero:
+        failed) before anything else writes it, None if there is none:
+        arm64 CBNZ/CBZ or TBNZ/TBZ of bit 0, riscv BNEZ/BEQZ or BNE/BEQ
+        against zero."""
         st = reg(self.insns[k].args[0])
         for j in range(k + 1, len(self.insns)):
             i = self.insns[j]
-            tests = i.mnem in ("cbnz", "cbz") or \
-                (i.mnem in ("tbnz", "tbz") and i.args[1].strip() == "#0")
-            if tests and reg(i.args[0]) == st:
+            ops = [reg(a) for a in i.args[:-1]]
+            tests = i.mnem in ("cbnz", "cbz", "bnez", "beqz") and ops == [st] or \
+                i.mnem in ("tbnz", "tbz") and ops[0] == st and i.args[1].strip() == "#0" or \
+                i.mnem in ("bne", "beq") and ops in ([st, "zr"], ["zr", st])
+            if tests:
                 taken = self.at.get(i.target)
-                ok, bad = (j + 1, taken) if i.mnem.endswith("nz") else (taken, j + 1)
+                ok, bad = (j + 1, taken) if i.mnem in ("cbnz", "tbnz", "bnez", "bne") \
+                    else (taken, j + 1)
                 return {(j, ok)}, {(j, bad)}
             if st in i.dest or i.target is not None:
                 break
@@ -776,6 +902,76 @@ def find_cc(f, stop):
     return None
 
 
+# riscv branches compare registers. What the compares on a path said about
+# the values, so that clang's compare repeated after an LL/SC loop ("bne
+# a3,a4,1f; sc.w.rl a5,a2,(a0); bnez a5,0b; 1: ...; bne a3,a4,2f; fence
+# rw,rw; 2:") is not read as a way around the fence. A value is ("in", r),
+# register r's at the entry; ("c", n), a constant; ("d", k), what
+# instruction k loaded or otherwise made, unknown but the same until k runs
+# again; or (op, value...), an ALU op of values; None: not known.
+RV_ALU = re.compile(r"(?:add|sub|and|or|xor|sll|srl|sra)i?w?|mv|li|not|neg|sext\.w|seqz|snez")
+RV_COMMUTES = ("add", "addw", "and", "or", "xor")
+RV_EQ_TAKEN = {"beq": True, "beqz": True, "bne": False, "bnez": False}
+
+
+def rv_value(vals, arg):
+    r = reg(arg)
+    if r:
+        return ("c", 0) if r == "zr" else vals.get(r, ("in", r))
+    return ("c", int(arg, 0)) if re.fullmatch(r"-?(?:0x[0-9a-f]+|\d+)", arg) else None
+
+
+def rv_mentions(v, x):
+    return v == x or isinstance(v, tuple) and any(isinstance(y, tuple) and rv_mentions(y, x)
+                                                  for y in v)
+
+
+def rv_fact(facts, a, b, eq):
+    """facts and a == b (eq) or a != b; None if they contradict it."""
+    while True:         # compares with zero: of a difference, of seqz, snez
+        a, b = (b, a) if a == ("c", 0) else (a, b)
+        if b != ("c", 0) or a[0] not in ("xor", "sub", "subw", "seqz", "snez"):
+            break
+        if a[0] in ("seqz", "snez"):
+            a, eq = a[1], eq != (a[0] == "seqz")
+        elif a[0] != "subw" or not eq:      # subw: 32 bits equal
+            a, b = a[1], a[2]
+        else:
+            break
+    if a == b or a[0] == b[0] == "c":
+        return facts if (a == b) == eq else None
+    key = tuple(sorted((a, b), key=repr))
+    return None if (key, not eq) in facts else facts | {(key, eq)}
+
+
+def rv_step(f, k, s_, values):
+    """values ((register, value) pairs, facts: ((value, value), equal)) on
+    the edge from k to s_; None when the facts rule the edge out."""
+    i, (vals, facts) = f.insns[k], values
+    vals = dict(vals)
+    eq = RV_EQ_TAKEN.get(i.mnem)
+    if eq is not None and i.target is not None and f.at.get(i.target) != k + 1:
+        a = rv_value(vals, i.args[0])
+        b = rv_value(vals, i.args[1]) if len(i.args) == 3 else ("c", 0)
+        if a is not None and b is not None:
+            facts = rv_fact(facts, a, b, eq == (s_ == f.at.get(i.target)))
+            return None if facts is None else (frozenset(vals.items()), facts)
+    for d in i.dest:
+        srcs = [rv_value(vals, a) for a in i.args[1:]]
+        op = i.mnem if i.mnem == "li" else re.sub(r"i(w?)$", r"\1", i.mnem)   # addi: add
+        if RV_ALU.fullmatch(i.mnem) and srcs and None not in srcs and not i.acc:
+            v = srcs[0] if op in ("mv", "li") else \
+                (op, *(sorted(srcs, key=repr) if op in RV_COMMUTES else srcs))
+        else:
+            # A new value of k: forget what was said of its last one.
+            v = ("d", k)
+            vals = {r: None if x is not None and rv_mentions(x, v) else x
+                    for r, x in vals.items()}
+            facts = frozenset(x for x in facts if not rv_mentions(x[0], v))
+        vals[d] = v
+    return frozenset(vals.items()), facts
+
+
 def check_ordering(f, order, conditional, primitive):
     """(problems, costs) of f, which implements primitive with the given
     order (full, acquire, release, relaxed; before, after: the access
@@ -830,18 +1026,21 @@ def check_ordering(f, order, conditional, primitive):
 
     def waits(k):
         """What the access at k leaves waiting: (for a full barrier, for an
-        acquire)."""
+        acquire: the load, or on riscv the store-exclusive after it, which
+        the load precedes as an access to the same address)."""
         return (k if order in ("full", "after") and not full(k) else None,
                 k if weak and order == "acquire" and not full(load_half(k)) and
-                not f.is_("acq", load_half(k)) else None)
+                not f.is_("acq", load_half(k)) and not f.is_("acq", k) else None)
 
     # consts: registers a MOV of a constant set on this path (arm64), so that
-    # clang's "mov w8, #1; cbnz w8, <dmb>" is not read as a way around it.
-    start = (0, None, (), None, None, ())
+    # clang's "mov w8, #1; cbnz w8, <dmb>" is not read as a way around it;
+    # values: what riscv's compares on this path said (rv_step()).
+    start = (0, None, (), None, None, (), (frozenset(), frozenset()) if f.arch == "riscv64"
+             else None)
     parent, todo, found = {start: None}, [start], {}
     while todo:
         state = todo.pop()
-        k, setter, known, pf, pa, consts = state
+        k, setter, known, pf, pa, consts, values = state
         if k == EXIT:
             for why, w in (("full barrier", pf), ("acquire or full barrier", pa)):
                 if w is not None and (why, w) not in found:
@@ -877,9 +1076,13 @@ def check_ordering(f, order, conditional, primitive):
         elif f.arch == "arm64" and I[k].mnem.startswith("b.") and I[k].target is not None:
             cond = I[k].mnem[2:]
         for s_ in f.succ(k):
-            nk, nf, na = known, pf, pa
+            nk, nf, na, nv = known, pf, pa, values
             if cz is not None and (s_ == f.at.get(i.target) and s_ != k + 1) != cz:
                 continue
+            if values is not None:
+                nv = rv_step(f, k, s_, values)
+                if nv is None:          # the path so far says it is not taken
+                    continue
             if cond:
                 taken = s_ == f.at.get(I[k].target) and s_ != k + 1
                 want = dict(known).get(cond, None)
@@ -891,15 +1094,18 @@ def check_ordering(f, order, conditional, primitive):
             if (k, s_) in performed:
                 wf, wa = waits(performed[(k, s_)])
                 nf, na = wf if wf is not None else nf, wa if wa is not None else na
-            nxt = (s_, setter, nk, nf, na, consts)
+            nxt = (s_, setter, nk, nf, na, consts, nv)
             if nxt not in parent:
                 parent[nxt] = state
                 todo.append(nxt)
     problems += list(found.values())
+    # A release fence (riscv fence rw,w) orders the earlier accesses before
+    # a later store as a release store would.
+    released = lambda k: full(k) or (f.is_("rel", k) and not I[k].acc)
     for k in acc:
         here = f"'{I[k].text}' at {I[k].addr:x}"
         if weak and order in ("full", "release") and not full(k) and not f.is_("rel", k):
-            path = f.find([0], goal=k, stop=full)
+            path = f.find([0], goal=k, stop=released)
             if path:
                 problems.append(f"no release or full barrier before {here}: {f.show(path)}")
         if weak and order == "before" and not full(k):
@@ -908,10 +1114,13 @@ def check_ordering(f, order, conditional, primitive):
                 problems.append(f"no full barrier before {here}: {f.show(path)}")
     if order not in ("full", "before", "after"):
         reach = {k for k in range(len(I)) if k == 0 or f.find([0], goal=k)}
-        fences = sorted({I[k].text for k in reach if f.is_("fence", k)})
-        # Forms stronger than the order asks (arm64).
+        # Forms stronger than the order asks (weak models), and fences but
+        # the order's own (riscv: fence r,rw for an acquire).
         stronger = {"relaxed": ("acq", "rel", "full"), "acquire": ("rel", "full"),
                     "release": ("acq", "full")}[order] if weak else ()
+        own = {"acquire": "acq", "release": "rel"}.get(order) if weak else None
+        fences = sorted({I[k].text for k in reach if f.is_("fence", k) and (
+            not own or not f.is_(own, k) or any(f.is_(c, k) for c in stronger))})
         forms = sorted({I[k].mnem for k in reach if I[k].acc and not I[k].acc.stack and
                         not f.is_("fence", k) and any(f.is_(c, k) for c in stronger)})
         if fences or forms:
@@ -924,8 +1133,11 @@ def check_ordering(f, order, conditional, primitive):
 # is a fact about the accesses to named locations on the paths of a function.
 FLAG_READERS = {"x86_64": r"cmov\w+|set\w+|adc\w*|sbb\w*",
                 "arm64": r"cs\w+|cset\w*|cinc|cinv|cneg|ccm[pn]|adc\w*|sbc\w*",
-                "s390x": r"loc\w*|ipm|alc\w*|slb\w*|sel\w*"}
+                "s390x": r"loc\w*|ipm|alc\w*|slb\w*|sel\w*",
+                "riscv64": r"(?!)"}        # no flags: a branch compares registers
+# Instructions that only write their destination: riscv's every one.
 MOVES = {"x86_64": r"mov\w*|lea\w*|pop\w*",
+         "riscv64": r".*",
          "arm64": r"mov\w*|ld\w+|adrp?",
          "s390x": r"l|lg|lgf|llgf|lr|lgr|lgfr|llgfr|lhi|lghi|lgfi|llc|llgc|llh|llgh|lh|lgh|larl|lrl|lgrl|ly|la|lay|llill|llilf|iihf|iilf"}
 
@@ -1124,7 +1336,7 @@ def worry_cases():
     return out
 
 
-def audit_worries(arch, prefix, directory):
+def audit_worries(arch, prefix, directory, kconfig=None):
     rows = []
     for flavour in ("once", "builtins", "c11"):
         obj = directory / f"worries_{flavour}.o"
@@ -1141,6 +1353,8 @@ def audit_worries(arch, prefix, directory):
             rows.append({"case": case, "class": cls, "flavour": flavour,
                          "verdict": "fail" if reasons else "pass", "reasons": reasons,
                          "rules": [r.strip() for r in rules], "cite": cite})
+            if not offered(flavour, kconfig):   # the builtins' atomic_read/set
+                rows[-1]["offered"] = False
     # The C11 flavour is the reference, what a relaxed __atomic access gets:
     # a guaranteed case it loses, where the kernel idiom keeps it, is a
     # finding and no failure; one the checker cannot read fails as usual.
@@ -1197,6 +1411,8 @@ def audit_ordering(arch, prefix, directory, kconfig=None):
                                             primitive, kconfig)
             row.update(verdict="fail" if problems else "cost" if costs else "pass",
                        reasons=problems + costs)
+            if not offered(impl, kconfig):
+                row["offered"] = False      # audited, and fails no run
             if llsc is not None:
                 row["llsc"] = llsc
             rows.append(row)
@@ -1300,6 +1516,60 @@ SELFTEST_ARCH = {
               ("full_no_fence", "loops=1", None),
               ("lse_no_al", "loops=1", None),
               ("ldar_read_acquire", "loops=0", None)],
+    "riscv64": [("full_ok", "loops=0", None),
+                ("full_no_fence", "full", "no full barrier after"),
+                ("full_no_fence", "relaxed", None),
+                ("amo_aq", "full", "no release or full barrier before"),
+                ("amo_aq", "full", "no full barrier after"),
+                ("amo_aq", "acquire", None),
+                ("amo_rl", "full", "no full barrier after"),
+                ("amo_rl", "release", None),
+                ("amo_rl", "acquire", "no acquire or full barrier after"),
+                ("cas_loop_ok", "loops=1", None),
+                ("cmpxchg_ok", "full?", None),
+                ("cmpxchg_ok", "full", "a path performs no"),
+                ("cmpxchg_no_fence", "full?", "no full barrier after 'sc.w.rl"),
+                ("lr_aqrl_pair", "full", "no full barrier after 'sc.w.rl"),
+                ("lr_aqrl_pair", "acquire", None),
+                ("sc_aqrl", "full", "no full barrier after 'sc.w.aqrl"),
+                ("sc_aqrl", "release", None),
+                # sc.aq: the LR before it, to the same address, precedes it.
+                ("sc_aqrl", "acquire", None),
+                ("cmpxchg_no_fence", "acquire?", "no acquire or full barrier after"),
+                ("tso_after", "full", "no full barrier after"),
+                ("tso_after", "acquire", None),
+                ("fence_read_acquire", "acquire", None),
+                ("rmb_read_acquire", "acquire", "no acquire or full barrier after"),
+                ("plain_read_acquire", "acquire", "no acquire or full barrier after"),
+                ("fence_set_release", "release", None),
+                ("wmb_set_release", "release", "no release or full barrier before"),
+                ("io_set_release", "release", None),
+                ("plain_set_release", "release", "no release or full barrier before"),
+                ("before_ok", "before", None),
+                ("before_ok", "after", "no full barrier after"),
+                ("before_late", "before", "no full barrier before"),
+                ("before_late", "after", None),
+                ("iorw_full", "full", None),
+                ("status_unchecked", "full?", "no test of its status register"),
+                ("status_beqz_ok", "full", None),
+                ("status_bne_ok", "full", None),
+                ("llsc_spill", "full", "LL/SC: 'sd a1,8(sp)' at "),
+                ("llsc_spill", "loops=1", None),
+                ("llsc_reload_ok", "full", None),
+                ("llsc_reload_ok", "loops=1", None),
+                ("llsc_exit_load", "full?", None),
+                ("llsc_exit_load", "loops=1", None),
+                ("llsc_two", "full?", "LL/SC: 'ld a3,8(sp)'"),
+                ("llsc_two", "loops=2", None),
+                ("libcall", "full?", "calls __atomic_compare_exchange_4"),
+                ("libcall_tail", "full", "calls __atomic_fetch_add_4"),
+                ("gcc12_cmpxchg", "full?", "no release or full barrier before"),
+                ("gcc12_cmpxchg", "release?", "no release or full barrier before"),
+                ("gcc12_cmpxchg", "acquire?", None),
+                ("cmp_again_ok", "full?", None),
+                ("cmp_masked_ok", "full?", None),
+                ("cmp_other_skips", "full?", "no full barrier after 'sc.w.rl"),
+                ("index_ok", "loads(w_x)=1", None)],
 }
 
 
@@ -1307,18 +1577,23 @@ def selftest(which, verbose=False):
     sys.path.insert(0, str(Path(__file__).parent))
     from report import arches
     bad = 0
-    # DIR/kconfig gives the build's options.
+    # DIR/kconfig gives the build's options, and whether it offers the
+    # builtins (without a kconfig, it does).
     for files, want in (({"kconfig": "CONFIG_HAVE_MARCH_Z10_FEATURES=y\n"
-                                     "# CONFIG_HAVE_MARCH_Z196_FEATURES is not set\n"}, False),
-                        ({"kconfig": "CONFIG_HAVE_MARCH_Z196_FEATURES=y\n"}, True),
-                        ({}, None)):
+                                     "# CONFIG_HAVE_MARCH_Z196_FEATURES is not set\n"
+                                     f"# {BUILTINS_OPTION} is not set\n"}, (False, False)),
+                        ({"kconfig": f"CONFIG_HAVE_MARCH_Z196_FEATURES=y\n{BUILTINS_OPTION}=y\n"},
+                         (True, True)),
+                        ({}, (None, True))):
         with tempfile.TemporaryDirectory() as tmp:
             for name, text in files.items():
                 (Path(tmp) / name).write_text(text)
-            got = build_config("s390x", Path(tmp))[0]
-        got = None if got is None else "CONFIG_HAVE_MARCH_Z196_FEATURES" in got
-        if got != want:
-            print(f"audit selftest: build_config of {files}: z196 {got}, expected {want}")
+            options = build_config("s390x", Path(tmp))[0]
+        got = (None if options is None else "CONFIG_HAVE_MARCH_Z196_FEATURES" in options,
+               offered("builtins", options))
+        if got != want or not offered("asm", options):
+            print(f"audit selftest: build_config of {files}: (z196, builtins offered) {got}, "
+                  f"expected {want}")
             bad += 1
     src = Path(__file__).parent / "audit_selftest.S"
     for arch in which:
@@ -1358,6 +1633,7 @@ def selftest(which, verbose=False):
 
 
 MARK = {"pass": "ok", "cost": "cost", "fail": "**FAIL**", "absent": "-"}
+UNOFFERED = "would fail (not offered)"      # a failure the build's Kconfig excludes
 
 
 def table(audits):
@@ -1371,6 +1647,9 @@ def table(audits):
     for v in ("pass", "cost", "fail", "absent"):
         out.append(f"| {v} | " + " | ".join(
             str(sum(1 for r in audits[c]["ordering"] if r["impl"] == i and r["verdict"] == v))
+            + (" (not offered)" if v == "fail" and any(
+                r.get("offered") is False for r in audits[c]["ordering"] if r["impl"] == i)
+               else "")
             for c in cols for i in ("asm", "builtins")) + " |")
     flav = ("once", "builtins", "c11")
     out += ["", "### The compiler worries", "",
@@ -1397,9 +1676,11 @@ def table(audits):
                     continue
                 row.append("ok" if w["verdict"] == "pass" else
                            "*transformed*" if cls == "canary" or w.get("reference")
-                           else "**FAIL**")
+                           else "**FAIL**" if w.get("offered", True) else UNOFFERED)
                 if w["verdict"] != "pass":
-                    notes.append(f"- {case}, {c}, {f}: {'; '.join(w['reasons'])}")
+                    notes.append(f"- {case}, {c}, {f}"
+                                 + (" (not offered)" if row[-1] == UNOFFERED else "")
+                                 + f": {'; '.join(w['reasons'])}")
         out.append(f"| {case} | {cls} | " + " | ".join(row) + " |")
     out += ["", "<details><summary>What the checker saw where a rule did not hold</summary>",
             ""] + notes + ["", "</details>", "", "### Every primitive", "",
@@ -1415,9 +1696,12 @@ def table(audits):
         for c in cols:
             for i in ("asm", "builtins"):
                 r = cells.get((c, i))
-                row.append(MARK[r["verdict"]] if r else "-")
+                offer = not r or r.get("offered", True)
+                row.append(UNOFFERED if r and r["verdict"] == "fail" and not offer else
+                           MARK[r["verdict"]] if r else "-")
                 if r and r["verdict"] in ("cost", "fail"):
-                    notes.append(f"- {fn}, {c}, {i}: {'; '.join(r['reasons'])}")
+                    notes.append(f"- {fn}, {c}, {i}{'' if offer else ' (not offered)'}: "
+                                 f"{'; '.join(r['reasons'])}")
         out.append(f"| {fn[len('audit_'):]} | {order} | " + " | ".join(row) + " |")
     out += ["", "Needless barriers (a cost) and failures:", ""] + (notes or ["- none"])
     return "\n".join(out) + "\n"
@@ -1453,10 +1737,12 @@ def main():
                                        else f" taken as set (no {directory}/kconfig)")
               + f": '{rx}' is {'' if options[o] is not False else 'not '}a full barrier")
     ordering = audit_ordering(arch, prefix, directory, kconfig)
-    worries = audit_worries(arch, prefix, directory)
-    failed = [r for r in ordering if r["verdict"] == "fail"] + \
+    worries = audit_worries(arch, prefix, directory, kconfig)
+    # What the build does not offer is audited, and shown, but fails no run.
+    failed = [r for r in ordering if r["verdict"] == "fail" and r.get("offered", True)] + \
         [w for w in worries if w["verdict"] == "fail" and w["class"] == "guaranteed"
-         and not w["reference"]]
+         and not w["reference"] and w.get("offered", True)]
+    unoffered = "not offered by this build's Kconfig"
     cc = directory / "compiler"
     compiler = cc.read_text().strip() if cc.exists() else ""
     out.write_text(json.dumps({"arch": arch, "compiler": compiler, "kconfig": options,
@@ -1465,9 +1751,12 @@ def main():
     for impl in ("asm", "builtins"):
         n = {v: sum(1 for r in ordering if r["impl"] == impl and r["verdict"] == v)
              for v in ("pass", "cost", "fail", "absent")}
-        print(f"audit: {arch} {impl}: {n['pass'] + n['cost'] + n['fail']} functions, "
-              f"{n['fail']} fail, {n['cost']} with a needless barrier, "
-              f"{n['absent']} not in this kernel")
+        print(f"audit: {arch} {impl}: " + ("" if offered(impl, kconfig) else
+                                          f"{unoffered} ({source}: {BUILTINS_OPTION} is "
+                                          "not set): ")
+              + f"{n['pass'] + n['cost'] + n['fail']} functions, "
+              f"{n['fail']} {'fail' if offered(impl, kconfig) else 'would fail'}, "
+              f"{n['cost']} with a needless barrier, {n['absent']} not in this kernel")
         llsc = [r["llsc"] for r in ordering if r["impl"] == impl and "llsc" in r]
         if llsc:        # functions per number of loops, e.g. "0: 10, 1: 230"
             per = {n: sum(1 for x in llsc if x["loops"] == n)
@@ -1485,11 +1774,14 @@ def main():
               f"of {len(c)} canaries transformed")
     for w in worries:
         if w["verdict"] == "fail" and w["class"] == "guaranteed":
-            print(f"audit: {arch} {'C11 transformed' if w['reference'] else 'FAIL'} "
-                  f"{w['case']} ({w['flavour']}): {'; '.join(w['reasons'])}")
-    for r in failed:
-        if "impl" in r:
-            print(f"audit: {arch} FAIL {r['impl']} {r['primitive']} ({r['function']}): "
+            print(f"audit: {arch} " + ("C11 transformed" if w["reference"] else "FAIL"
+                                       if w.get("offered", True) else unoffered + ": would FAIL")
+                  + f" {w['case']} ({w['flavour']}): {'; '.join(w['reasons'])}")
+    for r in ordering:
+        if r["verdict"] == "fail":
+            print(f"audit: {arch} " + ("FAIL" if r.get("offered", True) else
+                                       unoffered + ": would FAIL")
+                  + f" {r['impl']} {r['primitive']} ({r['function']}): "
                   f"{'; '.join(r['reasons'])}")
     return 1 if failed else 0
 

@@ -658,4 +658,322 @@ ctrl_select_hoisted:
 	str	w9,[x10]
 	ret
 
+
+#elif defined(__riscv)
+/*
+ * lw a0,sym and sw a1,sym,a5 are the assembler's auipc pairs, lla the
+ * auipc and addi: what GCC emits for globals with -mcmodel=medany.
+ */
+
+full_ok:			/* atomic_fetch_add(): an AMO with .aqrl */
+	amoadd.w.aqrl	a0,a0,(a1)
+	ret
+full_no_fence:			/* the relaxed AMO */
+	amoadd.w	a0,a0,(a1)
+	ret
+full_skip:
+	beqz	a0,1f
+	amoadd.w.aqrl	a0,a0,(a1)
+1:	ret
+full_fence_skipped:		/* one path around the fence */
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.rl	a4,a3,(a1)
+	bnez	a4,1b
+	beqz	a2,2f
+	fence	rw,rw
+2:	ret
+cas_loop_ok:			/* the kernel's fully ordered LR/SC op */
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.rl	a4,a3,(a1)
+	bnez	a4,1b
+	fence	rw,rw
+	mv	a0,a2
+	ret
+amo_aq:				/* .aq: an acquire, no full barrier */
+	amoadd.w.aq	a0,a0,(a1)
+	ret
+amo_rl:				/* .rl: a release, no full barrier */
+	amoswap.d.rl	a0,a0,(a1)
+	ret
+cmpxchg_ok:			/* arch_cmpxchg(): a failed compare skips the fence */
+1:	lr.w	a5,(a0)
+	bne	a5,a1,2f
+	sc.w.rl	a4,a2,(a0)
+	bnez	a4,1b
+	fence	rw,rw
+2:	mv	a0,a5
+	ret
+cmpxchg_no_fence:		/* the same without its fence */
+1:	lr.w	a5,(a0)
+	bne	a5,a1,2f
+	sc.w.rl	a4,a2,(a0)
+	bnez	a4,1b
+2:	mv	a0,a5
+	ret
+lr_aqrl_pair:			/* lr.aqrl; sc.rl is no full barrier (5ce6c1f3535f) */
+1:	lr.w.aqrl	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.rl	a4,a3,(a1)
+	bnez	a4,1b
+	mv	a0,a2
+	ret
+sc_aqrl:			/* nor is sc.aqrl */
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.aqrl	a4,a3,(a1)
+	bnez	a4,1b
+	mv	a0,a2
+	ret
+tso_after:			/* fence.tso: an acquire fence, no full one */
+	amoadd.w.rl	a0,a0,(a1)
+	fence.tso
+	ret
+fence_read_acquire:		/* smp_load_acquire(): fence r,rw after */
+	lw	a0,0(a0)
+	fence	r,rw
+	ret
+rmb_read_acquire:		/* smp_rmb() after: no acquire */
+	lw	a0,0(a0)
+	fence	r,r
+	ret
+plain_read_acquire:
+	lw	a0,0(a0)
+	ret
+fence_set_release:		/* smp_store_release(): fence rw,w before */
+	fence	rw,w
+	sw	a1,0(a0)
+	ret
+wmb_set_release:		/* smp_wmb() before: no release */
+	fence	w,w
+	sw	a1,0(a0)
+	ret
+io_set_release:			/* GCC 12's release fence: iorw,ow */
+	fence	iorw,ow
+	sw	a1,0(a0)
+	ret
+plain_set_release:
+	sw	a1,0(a0)
+	ret
+before_ok:			/* smp_mb__before_atomic(); atomic_add() */
+	fence	rw,rw
+	amoadd.w	zero,a0,(a1)
+	ret
+before_late:			/* the fence on the wrong side */
+	amoadd.w	zero,a0,(a1)
+	fence	rw,rw
+	ret
+iorw_full:			/* mb() on each side: fence iorw,iorw, printed bare */
+	fence	iorw,iorw
+	amoadd.w	a0,a0,(a1)
+	fence	iorw,iorw
+	ret
+status_unchecked:		/* the status goes through another register */
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.rl	a4,a3,(a1)
+	mv	a5,a4
+	bnez	a5,1b
+	fence	rw,rw
+	ret
+status_beqz_ok:			/* the status tested for success */
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.rl	a4,a3,(a1)
+	beqz	a4,2f
+	j	1b
+2:	fence	rw,rw
+	ret
+status_bne_ok:			/* and against the zero register */
+1:	lr.d	a2,(a1)
+	add	a3,a2,a0
+	sc.d.rl	a4,a3,(a1)
+	bne	zero,a4,1b
+	fence	rw,rw
+	ret
+llsc_spill:			/* a spill between LR and SC */
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sd	a1,8(sp)
+	sc.w.rl	a4,a3,(a1)
+	bnez	a4,1b
+	fence	rw,rw
+	ret
+llsc_reload_ok:			/* a reload on the retry edge, outside */
+	sd	a1,8(sp)
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.rl	a4,a3,(a1)
+	beqz	a4,2f
+	ld	a1,8(sp)
+	j	1b
+2:	fence	rw,rw
+	ret
+llsc_exit_load:			/* the failed compare's exit loads */
+1:	lr.w	a5,(a0)
+	bne	a5,a1,2f
+	sc.w.rl	a4,a2,(a0)
+	bnez	a4,1b
+	fence	rw,rw
+	ret
+2:	ld	a3,8(s0)
+	ret
+llsc_two:			/* two loops, the second with a reload */
+1:	lr.w	a5,(a0)
+	bne	a5,a1,3f
+	sc.w.rl	a4,a2,(a0)
+	bnez	a4,1b
+	fence	rw,rw
+	ret
+3:	lr.w	a5,(a6)
+	beqz	a5,4f
+	ld	a3,8(sp)
+4:	sc.w.rl	a4,a5,(a6)
+	bnez	a4,3b
+	fence	rw,rw
+	ret
+libcall:			/* GCC 12's byte cmpxchg: libatomic */
+	addi	sp,sp,-16
+	sd	ra,8(sp)
+	call	__atomic_compare_exchange_4
+	ld	ra,8(sp)
+	addi	sp,sp,16
+	ret
+libcall_tail:			/* the same as a tail call */
+	tail	__atomic_fetch_add_4
+gcc12_cmpxchg:			/* GCC 12, seq_cst with failure relaxed: no release */
+1:	lr.w	a5,(a0)
+	bne	a5,a1,2f
+	sc.w.aq	a4,a2,(a0)
+	bnez	a4,1b
+2:	sext.w	a0,a5
+	ret
+cmp_again_ok:			/* clang: the compare repeated after the loop */
+	lw	a4,0(a1)
+1:	lr.w	a3,(a0)
+	bne	a3,a4,2f
+	sc.w.rl	a5,a2,(a0)
+	bnez	a5,1b
+2:	xor	a0,a3,a4
+	seqz	a0,a0
+	bne	a3,a4,3f
+	fence	rw,rw
+3:	ret
+cmp_masked_ok:			/* clang: a byte's compare computed again */
+1:	lr.w	a5,(a6)
+	and	a3,a5,a4
+	bne	a3,a1,2f
+	xor	a3,a5,a2
+	and	a3,a3,a4
+	xor	a3,a3,a5
+	sc.w.rl	a3,a3,(a6)
+	bnez	a3,1b
+2:	and	a4,a4,a5
+	bne	a1,a4,3f
+	fence	rw,rw
+3:	ret
+cmp_other_skips:		/* a compare of something else skips the fence */
+	lw	a4,0(a1)
+1:	lr.w	a3,(a0)
+	bne	a3,a4,2f
+	sc.w.rl	a5,a2,(a0)
+	bnez	a5,1b
+2:	bne	a3,a2,3f
+	fence	rw,rw
+3:	ret
+spin_hoisted:
+	lw	a0,w_flag
+1:	beqz	a0,1b
+	ret
+spin_ok:
+1:	lw	a0,w_flag
+	beqz	a0,1b
+	ret
+ctrl_hoisted:
+	li	a4,1
+	sw	a4,w_b,a5
+	lw	a0,w_a
+	ret
+ctrl_ok:
+	lw	a0,w_a
+	beqz	a0,1f
+	li	a4,1
+	sw	a4,w_b,a5
+1:	ret
+loads_merged:
+	lw	a0,w_x
+	ret
+store_torn:
+	lla	a5,w_x
+	li	a4,1
+	sw	a4,0(a5)
+	li	a4,2
+	sw	a4,4(a5)
+	ret
+store_invented:
+	lla	a5,w_y
+	li	a4,2
+	sw	a4,0(a5)
+	lw	a0,w_x
+	beqz	a0,1f
+	li	a4,1
+	sw	a4,0(a5)
+1:	ret
+addr_dep_broken:
+	ld	a0,w_p
+	lla	a1,w_x
+	bne	a0,a1,1f
+	lw	a0,4(a1)
+	ret
+1:	li	a0,0
+	ret
+
+ctrl_hoisted_copy:
+	lla	a5,w_b
+	mv	a3,a5
+	li	a4,1
+	sw	a4,0(a3)
+	lw	a0,w_a
+	ret
+data_dep:
+	lw	a5,w_a
+	addiw	a5,a5,1
+	sw	a5,w_b,a4
+	ret
+order_swapped:
+	li	a4,1
+	sw	a4,w_flag,a5
+	sw	a4,w_msg,a5
+	ret
+addr_dep_ok:
+	ld	a5,w_p
+	lw	a0,4(a5)
+	ret
+index_ok:			/* w_x[i]: an index at an unknown offset */
+	lla	a5,w_x
+	slli	a0,a0,2
+	add	a5,a5,a0
+	lw	a0,0(a5)
+	ret
+
+ctrl_select:			/* clang: if (a) c = 1; else d = 1; by a branch */
+	lw	a0,w_a
+	beqz	a0,1f
+	lla	a0,w_c
+	j	2f
+1:	lla	a0,w_d
+2:	li	a1,1
+	sw	a1,0(a0)
+	ret
+ctrl_select_hoisted:		/* the selection on another condition */
+	lw	a0,w_a
+	beqz	a1,1f
+	lla	a0,w_c
+	j	2f
+1:	lla	a0,w_d
+2:	li	a1,1
+	sw	a1,0(a0)
+	ret
+
 #endif

@@ -33,9 +33,11 @@ CONSOLE_FAILURES = re.compile(r"Badness|WARNING:|\bBUG|Oops:|(?i:call trace:)|"
                               r"blocked for more than \d+ seconds")
 
 
-def suite_problems(cases, bench):
+def suite_problems(cases, bench, impls=IMPLS):
     """Missing suites, and suites that ran fewer cases than their sibling on
-    the other implementation (they are built from one source)."""
+    the other implementation (they are built from one source). impls: the
+    implementations the boot tests, the architecture's alone where it does
+    not offer the builtins with this compiler (riscv with GCC)."""
     count, ran = {}, {}
     for name, status in cases:
         suite = name.split(".")[0]
@@ -43,8 +45,8 @@ def suite_problems(cases, bench):
         ran[suite] = ran.get(suite, 0) + (status != "SKIP")
     problems = []
     for s in ("bench",) if bench else SUITES:
-        n = {i: count.get(f"atomic_{s}_{i}", 0) for i in IMPLS}
-        for i in IMPLS:
+        n = {i: count.get(f"atomic_{s}_{i}", 0) for i in impls}
+        for i in impls:
             if not n[i]:
                 problems.append(f"suite atomic_{s}_{i} did not run")
             elif n[i] < max(n.values()):
@@ -95,7 +97,8 @@ def smp_figures(log):
 
 def audit_summary(results, name, expected):
     """The machine-code audit of name (scripts/audit.py): its counts, and a
-    problem per failure, or because it did not run where it should have."""
+    problem per failure, or because it did not run where it should have; a
+    note per failure of what the build's Kconfig does not offer."""
     path = results / f"{name}.audit.json"
     if not expected:
         return {"problems": []}
@@ -103,12 +106,22 @@ def audit_summary(results, name, expected):
         return {"problems": ["the machine-code audit did not run: "
                              + " | ".join(tail(results / f"{name}.audit.log", 4))]}
     a = json.loads(path.read_text())
-    out = {"problems": []}
+    out = {"problems": [], "notes": []}
     for impl in ("asm", "builtins"):
         rows = [r for r in a["ordering"] if r["impl"] == impl and r["verdict"] != "absent"]
         out[impl] = {v: sum(1 for r in rows if r["verdict"] == v) for v in ("pass", "cost", "fail")}
         if not rows:
             out["problems"].append(f"the audit checked no {impl} function")
+        # An implementation the build's Kconfig does not offer (audit.py:
+        # "offered": false) is audited and shown, and fails no run.
+        if any(r.get("offered") is False for r in rows):
+            out[impl]["offered"] = False
+            bad = sorted({r["primitive"] for r in rows if r["verdict"] == "fail"})
+            if bad:
+                out["notes"].append(f"audit: {impl} not offered by this build's Kconfig: "
+                                    f"{out[impl]['fail']} would fail: " + ", ".join(bad[:6])
+                                    + (" ..." if len(bad) > 6 else ""))
+            continue
         out["problems"] += [f"audit: {impl} {r['primitive']}: {'; '.join(r['reasons'])}"
                             for r in rows if r["verdict"] == "fail"]
     # The kernel's flavours (READ_ONCE/WRITE_ONCE, the builtins' atomic_read
@@ -136,9 +149,12 @@ def audit_summary(results, name, expected):
     out["c11_total"] = len(c11)
     if not worries:
         out["problems"].append("the audit checked none of the compiler worries")
+    lost = [w for w in worries if w["class"] == "guaranteed" and w["verdict"] == "fail"]
     out["problems"] += [f"audit: {w['case']} ({w['flavour']}), which the kernel guarantees: "
-                        f"{'; '.join(w['reasons'])}" for w in worries
-                        if w["class"] == "guaranteed" and w["verdict"] == "fail"]
+                        f"{'; '.join(w['reasons'])}" for w in lost if w.get("offered", True)]
+    out["notes"] += [f"audit: {w['case']} ({w['flavour']}), not offered by this build's "
+                     f"Kconfig, would fail: {'; '.join(w['reasons'])}" for w in lost
+                     if not w.get("offered", True)]
     return out
 
 
@@ -178,7 +194,8 @@ def summarise(results, name):
     if log and not cases:
         problems.append("no KTAP results parsed")
     if cases:
-        problems += suite_problems(cases, "bench" in name.split("-")[1:])
+        problems += suite_problems(cases, "bench" in name.split("-")[1:],
+                                   IMPLS if run.get("builtins", True) else IMPLS[:1])
     # With -noinstr (CONFIG_DEBUG_ENTRY), objtool checks that noinstr code
     # calls nothing instrumentable; kunit.py shows its warnings.
     objtool = re.findall(r"vmlinux\.o: warning: objtool: .*",
@@ -207,6 +224,7 @@ def summarise(results, name):
         problems.append(f"kunit.py exited {run['rc']}: " + " | ".join(tail(results / f"{name}.kunit.log", 4)))
     audit = audit_summary(results, name, run.get("audit", False))
     problems += audit.pop("problems")
+    notes = audit.pop("notes", [])
     stress, litmus = smp_figures(log)
     # Under a sanitizer, katomic.sh counts what it instruments of the atomics.
     instr_path = results / f"{name}.instr.json"
@@ -214,7 +232,6 @@ def summarise(results, name):
     if instr is None and {"kasan", "kcsan"} & set(name.split("-")[1:]):
         problems.append("the count of sanitizer calls in the probe did not run "
                         f"(scripts/katomic.sh audit {name})")
-    notes = []
     if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
         notes.append("QEMU hung on the reboot after the tests completed and was killed")
     if orphans:
@@ -281,7 +298,8 @@ def main():
         for r in audited:
             a = r["audit"]
             lines.append(f"| {r['config']} | " + " | ".join(
-                f"{a[i]['pass']} / {a[i]['cost']} / {a[i]['fail']}" for i in ("asm", "builtins"))
+                f"{a[i]['pass']} / {a[i]['cost']} / {a[i]['fail']}" if a[i].get("offered", True)
+                else f"not offered ({a[i]['fail']} would fail)" for i in ("asm", "builtins"))
                 + f" | {a['guaranteed_kept']} of {a['worries_total']['guaranteed']} | "
                 f"{a['canaries_transformed']} of {a['worries_total']['canary']} | "
                 f"{len(a['c11_transformed'])} of {a['c11_total']}"
