@@ -16,14 +16,20 @@ RESULTS/report.json (each entry names the series it was built from):
                                           column (arm64: llsc, the assembly
                                           built for LL/SC alone)
   WORK/build/report/ARCH-VARIANT/vmlinux  kunit/report.kunitconfig, no tests
-  RESULTS/ARCH-bench.console.log          the atomic_bench_* suites: both
-                                          implementations in one boot
   RESULTS/report-ARCH-VARIANT.audit.json  scripts/audit.py on the asm build and
                                           the row's further variants
 and the same with -COMPILER after VARIANT for each further compiler of the
-row (its compilers column: clang), but for the benchmarks and the further
-variants, which are built with GCC alone. It writes RESULTS/report.{md,json}
-and RESULTS/report-{insns,speed}.png.
+row (its compilers column: clang), but for the further variants, which are
+built with GCC alone. Where the asm build's .config lacks
+CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y, the architecture does not offer the
+builtins with that compiler (riscv64 with GCC): there is no builtins
+variant, and the entry compares stock and asm alone. The benchmarks come
+from the boot of the first compiler, GCC then the compilers column, that
+offers the builtins:
+  RESULTS/ARCH[-COMPILER]-bench.console.log  the atomic_bench_* suites: both
+                                          implementations in one boot
+  WORK/build/ARCH[-COMPILER]/lib/atomic_smp_tests{,_other}.o  their loops
+It writes RESULTS/report.{md,json} and RESULTS/report-{insns,speed}.png.
 
 Per probe function: instructions up to the symbol's size (no alignment
 padding), bytes, instructions of the longest loop (a backward branch and
@@ -81,7 +87,12 @@ def functions(obj, prefix, calls, pattern):
         if m:
             sizes[f[3]] = (m.group(1), int(f[0], 16), int(f[1], 16))
     out, name, insns = {}, None, []
-    for line in run(prefix + "objdump", "-d", "--no-show-raw-insn", obj).splitlines() + [""]:
+    text = run(prefix + "objdump", "-d", "--no-show-raw-insn", obj)
+    # riscv keeps local labels (.L1^B1, .Lpcrel_hi0) in an object's symbol
+    # table for the linker's relaxation: objdump heads them as functions,
+    # but they are places inside one.
+    text = re.sub(r"\n\n[0-9a-f]+ <\.L[^>]*>:\n", "\n", text)
+    for line in text.splitlines() + [""]:
         head = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
         if head or not line.strip():
             if name in sizes:
@@ -99,7 +110,9 @@ def measure(insns, calls, start, size):
     addrs = [a for a, _, _ in insns]
     loop = 0
     for n, (addr, _, args) in enumerate(insns):
-        target = re.search(r"\b([0-9a-f]+) <[^>]*>$", args)
+        # Not a comment's address: riscv's unrelocated "jalr ra # <f+0xa>" is
+        # its AUIPC's, and x86's "# <f+0x7>" the next instruction's.
+        target = re.search(r"\b([0-9a-f]+) <[^>]*>$", re.sub(r"\s# .*", "", args))
         if target and int(target.group(1), 16) < addr and int(target.group(1), 16) in addrs:
             loop = max(loop, n - addrs.index(int(target.group(1), 16)) + 1)
     return {"insns": len(insns), "bytes": size, "loop": loop,
@@ -141,18 +154,42 @@ def series_id():
     return hashlib.sha256(b"".join(p.read_bytes() for p in patches)).hexdigest()[:16]
 
 
+def offers_builtins(bdir):
+    """Whether the kernel configured in bdir offers CONFIG_ATOMIC_BUILTINS."""
+    config = Path(bdir, ".config").read_text().splitlines()
+    return "CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y" in config
+
+
+def kconfig_select(tree, karch):
+    """The line of the architecture's Kconfig that selects
+    ARCH_SUPPORTS_ATOMIC_BUILTINS, with its condition, or None."""
+    srcarch = {"x86_64": "x86", "i386": "x86"}.get(karch, karch)
+    m = re.search(r"^\s*(select ARCH_SUPPORTS_ATOMIC_BUILTINS\b.*)$",
+                  Path(tree, "arch", srcarch, "Kconfig").read_text(), re.M)
+    return re.sub(r"\s+", " ", m.group(1)) if m else None
+
+
+def extras(r):
+    """The further variants of an entry (its row's report column)."""
+    return [v for v in r["variants"] if v not in VARIANTS]
+
+
 def compiler_of(bdir):
     m = re.search(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', Path(bdir, ".config").read_text(), re.M)
     return m.group(1) if m else "?"
 
 
-def arch_report(arch, prefix, calls, extra, tree, work, results, compiler=""):
+def arch_report(arch, prefix, calls, extra, tree, work, results, compiler="", bench=False):
     """extra: the further variants of the architecture's row (its report
     column), each the series built with that fragment, e.g. llsc. compiler:
-    a fragment of the row's compilers column, or "" for GCC; the benchmarks
-    are GCC's alone."""
+    a fragment of the row's compilers column, or "" for GCC. bench: whether
+    this compiler's boot ran the benchmarks. Without the builtins offered,
+    the variants are stock, asm and the further ones."""
     sfx = f"-{compiler}" if compiler else ""
-    variants = VARIANTS + (() if compiler else tuple(extra))
+    variants = VARIANTS
+    if not offers_builtins(f"{work}/build/report/{arch}-asm{sfx}"):
+        variants = VARIANTS[:2]
+    variants += () if compiler else tuple(extra)
     probe = {v: functions(f"{work}/probe/{arch}-{v}{sfx}/atomic_probe.o", prefix, calls,
                           r"probe_(\w+)")
              for v in variants}
@@ -161,8 +198,8 @@ def arch_report(arch, prefix, calls, extra, tree, work, results, compiler=""):
             del f["code"]
     vmlinux = {v: f"{work}/build/report/{arch}-{v}{sfx}/vmlinux" for v in variants}
     speed, ratios, same_code = {}, {}, []
-    if not compiler:
-        speed, ratios, same_code = arch_speed(arch, prefix, calls, work, results)
+    if bench:
+        speed, ratios, same_code = arch_speed(arch + sfx, prefix, calls, work, results)
     return {
         "arch": arch,
         "compiler": compiler_of(f"{work}/build/report/{arch}-asm{sfx}"),
@@ -173,23 +210,25 @@ def arch_report(arch, prefix, calls, extra, tree, work, results, compiler=""):
         "size": {v: size(prefix, vmlinux[v]) for v in variants},
         "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
                           for a, b in [("stock", "asm"), ("asm", "builtins")]
-                          + [(x, "builtins") for x in variants[len(VARIANTS):]]},
+                          + [(x, "builtins") for x in variants if x not in VARIANTS]
+                          if a in variants and b in variants},
         "speed": speed,
         "ratio": ratios,
         "same_code": same_code,
     }
 
 
-def arch_speed(arch, prefix, calls, work, results):
-    """The ARCH-bench boot's times, their ratios asm/builtins, and the
-    benchmarks whose loop is the same machine code on both sides: their
-    ratios show how far TCG alone moves a figure."""
-    # The benchmark loops, as booted: ARCH is configured with the assembly,
-    # so atomic_smp_tests_other.o has the builtins.
-    loops = {impl: functions(f"{work}/build/{arch}/lib/{obj}", prefix, calls, r"(\w+)_bench")
+def arch_speed(config, prefix, calls, work, results):
+    """The CONFIG-bench boot's times (CONFIG: ARCH or ARCH-COMPILER), their
+    ratios asm/builtins, and the benchmarks whose loop is the same machine
+    code on both sides: their ratios show how far TCG alone moves a figure."""
+    # The benchmark loops, as booted from katomic.sh's build_dir of
+    # CONFIG-bench, WORK/build/CONFIG: configured with the assembly, so
+    # atomic_smp_tests_other.o has the builtins.
+    loops = {impl: functions(f"{work}/build/{config}/lib/{obj}", prefix, calls, r"(\w+)_bench")
              for impl, obj in (("asm", "atomic_smp_tests.o"),
                                ("builtins", "atomic_smp_tests_other.o"))}
-    name = f"{arch}-bench"
+    name = f"{config}-bench"
     check = summarise(results, name)
     if not check["ok"]:
         sys.exit(f"report: the {name} boot failed: " + "; ".join(check["problems"]))
@@ -216,30 +255,78 @@ def wins(probe, a, b="builtins"):
 
 
 def headline(r):
+    """The entry's figures; those that compare with the builtins are None
+    (extra: empty) where they are not offered."""
     probe = r["probe"].values()
-    extra = r["variants"][len(VARIANTS):]
+    builtins = "builtins" in r["variants"]
+    extra = extras(r) if builtins else []
     every = [x for sc in r["ratio"].values() for x in sc.values()]
     same = [x for sc in r["ratio"].values() for op, x in sc.items() if op in r["same_code"]]
     differ = [x for sc in r["ratio"].values() for op, x in sc.items()
               if op not in r["same_code"]]
-    return {"insns_wins": wins(probe, "asm"),
+    return {"insns_wins": wins(probe, "asm") if builtins else None,
             "extra": {x: {"insns_wins": wins(probe, x),
                           "text_delta": r["size"]["builtins"]["text"] - r["size"][x]["text"]}
                       for x in extra},
             "calls": {v: sum(p[v]["calls"] for p in probe if v in p) for v in r["variants"]},
             "stock_differs": sorted(f for f, p in r["probe"].items()
                                     if "stock" in p and p["stock"]["insns"] != p["asm"]["insns"]),
-            # Where the series' asm is not the shortest of the three.
-            "asm_behind": {f: [p[v]["insns"] for v in VARIANTS]
+            # Where the series' asm is not the shortest of the three (of
+            # stock and asm without the builtins: their count None).
+            "asm_behind": {f: [p.get(v, {}).get("insns") for v in VARIANTS]
                            for f, p in r["probe"].items()
                            if "stock" in p and p["asm"]["insns"] >
-                           min(p["stock"]["insns"], p["builtins"]["insns"])},
-            "text_delta": r["size"]["builtins"]["text"] - r["size"]["asm"]["text"],
+                           min(p[v]["insns"] for v in ("stock", "builtins") if v in p)},
+            "text_delta": r["size"]["builtins"]["text"] - r["size"]["asm"]["text"]
+                          if builtins else None,
             "median_ratio": {sc: statistics.median(r["ratio"][sc].values())
                              for sc in SCENARIOS if sc in r["ratio"]},
             "median_ratio_all": statistics.median(every) if every else None,
             "median_ratio_code_differs": statistics.median(differ) if differ else None,
             "same_code_ratio_range": [min(same), max(same)] if same else None}
+
+
+def compiler_name(key, r):
+    """GCC, or the compiler fragment of an entry ARCH-COMPILER."""
+    return key[len(r["arch"]) + 1:] or "GCC"
+
+
+def offered(report, audit):
+    """Where an architecture offers the builtins with some of its compilers
+    alone: per compiler, what its builtins do. The audit compiles them
+    against the asm build whether or not the kernel offers them."""
+    L = []
+    for arch in dict.fromkeys(r["arch"] for r in report.values()):
+        entries = {k: r for k, r in report.items() if r["arch"] == arch}
+        if all("builtins" in r["variants"] for r in entries.values()):
+            continue
+        for key, r in entries.items():
+            name, h = compiler_name(key, r), r["headline"]
+            a = audit.get(arch if key == arch else f"{arch} asm-{name}")
+            # Not those absent from this kernel.
+            rows = [x for x in a["ordering"] if x["impl"] == "builtins" and
+                    x["verdict"] != "absent"] if a else []
+            count = {v: sum(x["verdict"] == v for x in rows) for v in ("pass", "cost", "fail")}
+            calls = sorted({c for x in rows for why in x["reasons"]
+                            for m in re.findall(r"^calls (.*?): ", why) for c in m.split(", ")})
+            called = sum(any(why.startswith("calls ") for why in x["reasons"]) for x in rows)
+            w = h["insns_wins"]
+            if w is None:
+                line = (f"not offered (Kconfig: `{r.get('kconfig') or 'no select'}`). "
+                        "Compiled anyway against the asm build, the audit")
+            else:
+                line = (f"offered: fewer instructions than the asm in {w['builtins']} of "
+                        f"{sum(w.values())} probe functions, more in {w['asm']}; vmlinux text "
+                        f"{h['text_delta']:+d} B")
+                if h["median_ratio_all"] is not None:
+                    line += f"; median time ratio asm/builtins {ratio(h['median_ratio_all'])}"
+                line += ". The audit"
+            line += (f" of their {len(rows)} functions: {count['pass']} pass, "
+                     f"{count['cost']} with a needless barrier, {count['fail']} fail"
+                     + (f", {called} of them calling {', '.join(calls)}" if called else "")
+                     if rows else ": not run")
+            L.append(f"- {arch}, {name}: the builtins are {line}.")
+    return L
 
 
 def ratio(x):
@@ -261,6 +348,10 @@ def markdown(report, audit, hw):
     for arch, r in report.items():
         h = r["headline"]
         d, z = h["median_ratio_code_differs"], h["same_code_ratio_range"]
+        if h["insns_wins"] is None:
+            L.append(f"| {arch} | {compiler_name(arch, r)}: the builtins are not offered "
+                     f"(Kconfig) | - | - | {h['calls']['asm']}/- | - | - | - | - |")
+            continue
         L.append(f"| {arch} | {h['insns_wins']['asm']} | {h['insns_wins']['builtins']} | "
                  f"{h['insns_wins']['same']} | {h['calls']['asm']}/{h['calls']['builtins']} | "
                  f"{h['text_delta']:+d} B | {ratio(h['median_ratio_all'])} | "
@@ -290,12 +381,14 @@ def markdown(report, audit, hw):
     for arch, r in report.items():
         behind = r["headline"].get("asm_behind")
         if behind is not None:
-            L.append(f"- {arch}: " + ("the series' asm takes no more instructions than "
-                                      "min(stock, builtins) in every probe function."
+            than = "min(stock, builtins)" if "builtins" in r["variants"] else "stock"
+            L.append(f"- {arch}: " + (f"the series' asm takes no more instructions than "
+                                      f"{than} in every probe function."
                                       if not behind else
-                                      "the series' asm takes more instructions than "
-                                      "min(stock, builtins) in: " +
-                                      ", ".join(f"{f} ({a} against {s} and {b})"
+                                      f"the series' asm takes more instructions than "
+                                      f"{than} in: " +
+                                      ", ".join(f"{f} ({a} against {s}"
+                                                + ("" if b is None else f" and {b}") + ")"
                                                 for f, (s, a, b) in behind.items())))
         if r["headline"]["stock_differs"]:
             L.append(f"- {arch}: asm differs from stock in: "
@@ -303,6 +396,7 @@ def markdown(report, audit, hw):
         else:
             L.append(f"- {arch}: the series' asm compiles every probe function to the same "
                      "instruction count as the stock tree.")
+    L += offered(report, audit)
     L += ["", "## Instructions per primitive", "",
           "`scripts/atomic_probe.c` has one function per primitive; each is compiled with",
           "the kernel's flags and disassembled. insns: the whole function, call glue",
@@ -310,16 +404,17 @@ def markdown(report, audit, hw):
           "calls: call instructions (library calls would show here). Plot:",
           "[report-insns.png](report-insns.png).", ""]
     for arch, r in report.items():
-        extra = r["variants"][len(VARIANTS):]
+        extra = extras(r)
         L += [f"### {arch} ({r['compiler']})", "",
               "| primitive | insns stock | insns asm | insns builtins | loop asm |"
               " loop builtins | bytes asm | bytes builtins | calls asm/builtins |"
               + "".join(f" insns {x} | loop {x} |" for x in extra),
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * len(extra)]
         for f, p in r["probe"].items():
-            a, b = p["asm"], p["builtins"]
+            a, b = p["asm"], p.get("builtins", {})
             s = p.get("stock", {}).get("insns", "-")
-            bold = "**" if a["insns"] != b["insns"] else ""
+            bold = "**" if b and a["insns"] != b["insns"] else ""
+            b = {k: b.get(k, "-") for k in ("insns", "loop", "bytes", "calls")}
             L.append(f"| {f} | {s} | {bold}{a['insns']}{bold} | {bold}{b['insns']}{bold}"
                      f" | {a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} | "
                      f"{a['calls']}/{b['calls']} |"
@@ -333,13 +428,12 @@ def markdown(report, audit, hw):
           " data asm | data builtins |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for arch, r in report.items():
         z = r["size"]
-        L.append(f"| {arch} | {z['stock']['text']} | {z['asm']['text']} | "
-                 f"{z['builtins']['text']} | {z['builtins']['text'] - z['asm']['text']:+d} | "
-                 f"{z['stock']['data']} | {z['asm']['data']} | {z['builtins']['data']} |")
-        for x in r["variants"][len(VARIANTS):]:
-            L.append(f"| {arch}, {x} for asm | {z['stock']['text']} | {z[x]['text']} | "
-                     f"{z['builtins']['text']} | {z['builtins']['text'] - z[x]['text']:+d} | "
-                     f"{z['stock']['data']} | {z[x]['data']} | {z['builtins']['data']} |")
+        b = z.get("builtins", {"text": "-", "data": "-"})
+        for x in ["asm"] + extras(r):
+            d = "-" if "builtins" not in z else f"{b['text'] - z[x]['text']:+d}"
+            L.append(f"| {arch}{'' if x == 'asm' else f', {x} for asm'} | {z['stock']['text']} | "
+                     f"{z[x]['text']} | {b['text']} | {d} | "
+                     f"{z['stock']['data']} | {z[x]['data']} | {b['data']} |")
     for arch, r in report.items():
         for what, lines in r["bloat_o_meter"].items():
             L += ["", f"`scripts/bloat-o-meter` {arch}, {what.replace('_', ' ')}:", "", "```"]
@@ -464,10 +558,14 @@ def plot(report, results):
 
 
 def compare(old, new):
-    """The instruction counts and sizes that differ from the previous report."""
+    """The instruction counts and sizes that differ from the previous report,
+    and the entries it did not have."""
     diff = []
     for arch, r in new.items():
-        o = old.get(arch, {})
+        if arch not in old:
+            diff.append(f"{arch} (new)")
+            continue
+        o = old[arch]
         for f, p in r["probe"].items():
             if o.get("probe", {}).get(f) != p:
                 diff.append(f"{arch} {f}")
@@ -489,12 +587,20 @@ def main():
     old = json.loads(previous.read_text()) if previous.exists() else None
     report = {}
     for arch, a in every.items():
-        for c in [""] + a["compilers"].split():
+        compilers = [""] + a["compilers"].split()
+        # The benchmarks booted with the first compiler that offers the
+        # builtins, as scripts/katomic.sh report chose it.
+        bench = next((c for c in compilers if arch in chosen and
+                      offers_builtins(f"{work}/build/report/{arch}-asm" + (f"-{c}" if c else ""))),
+                     None)
+        for c in compilers:
             key = arch + (f"-{c}" if c else "")
             if arch in chosen:
-                report[key] = arch_report(arch, a["prefix"], a["calls"], a["report"].split(),
-                                          tree, work, results, c)
-                report[key]["headline"] = headline(report[key])
+                r = report[key] = arch_report(arch, a["prefix"], a["calls"], a["report"].split(),
+                                              tree, work, results, c, c == bench)
+                if "builtins" not in r["variants"]:
+                    r["kconfig"] = kconfig_select(tree, a["karch"])
+                r["headline"] = headline(r)
             elif old and key in old:
                 report[key] = old[key]
     # RESULTS/report-ARCH-VARIANT.audit.json, as 'scripts/katomic.sh report' audits them.
@@ -514,6 +620,9 @@ def main():
     for arch, r in report.items():
         h = r["headline"]
         z = h["same_code_ratio_range"]
+        if h["insns_wins"] is None:
+            print(f"report: {arch}: the builtins are not offered (Kconfig)")
+            continue
         print(f"report: {arch}: fewer instructions: asm {h['insns_wins']['asm']}, builtins "
               f"{h['insns_wins']['builtins']}, same {h['insns_wins']['same']}; vmlinux text "
               f"{h['text_delta']:+d} bytes with the builtins; median time ratio asm/builtins "
