@@ -697,19 +697,19 @@ amo_aq:				/* .aq: an acquire, no full barrier */
 amo_rl:				/* .rl: a release, no full barrier */
 	amoswap.d.rl	a0,a0,(a1)
 	ret
-cmpxchg_ok:			/* arch_cmpxchg(): a failed compare skips the fence */
+	.macro	rv_cmpxchg_loop fail	/* arch_cmpxchg()'s loop, to \fail if unequal */
 1:	lr.w	a5,(a0)
-	bne	a5,a1,2f
+	bne	a5,a1,\fail
 	sc.w.rl	a4,a2,(a0)
 	bnez	a4,1b
+	.endm
+cmpxchg_ok:			/* arch_cmpxchg(): a failed compare skips the fence */
+	rv_cmpxchg_loop 2f
 	fence	rw,rw
 2:	mv	a0,a5
 	ret
 cmpxchg_no_fence:		/* the same without its fence */
-1:	lr.w	a5,(a0)
-	bne	a5,a1,2f
-	sc.w.rl	a4,a2,(a0)
-	bnez	a4,1b
+	rv_cmpxchg_loop 2f
 2:	mv	a0,a5
 	ret
 lr_aqrl_pair:			/* lr.aqrl; sc.rl is no full barrier (5ce6c1f3535f) */
@@ -811,19 +811,13 @@ llsc_reload_ok:			/* a reload on the retry edge, outside */
 2:	fence	rw,rw
 	ret
 llsc_exit_load:			/* the failed compare's exit loads */
-1:	lr.w	a5,(a0)
-	bne	a5,a1,2f
-	sc.w.rl	a4,a2,(a0)
-	bnez	a4,1b
+	rv_cmpxchg_loop 2f
 	fence	rw,rw
 	ret
 2:	ld	a3,8(s0)
 	ret
 llsc_two:			/* two loops, the second with a reload */
-1:	lr.w	a5,(a0)
-	bne	a5,a1,3f
-	sc.w.rl	a4,a2,(a0)
-	bnez	a4,1b
+	rv_cmpxchg_loop 3f
 	fence	rw,rw
 	ret
 3:	lr.w	a5,(a6)
