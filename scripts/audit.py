@@ -69,12 +69,15 @@ from pathlib import Path
 
 # Per architecture, as data. RMW: one-instruction atomic read-modify-writes;
 # FULL: instructions that are full barriers (atomic ones and fences); ACQ,
-# REL: the acquire and release forms, and fences (arm64, riscv); FENCE:
-# barrier instructions that access no memory; FULL_IF: FULL instructions
-# that are full barriers only with a Kconfig option (DIR/kconfig); LX/SX:
-# load- and store-exclusive, all that the LL/SC rule needs of an
-# architecture (powerpc: l[bhwd]arx and st[bhwd]cx\.). An instruction
-# matches by its mnemonic or its whole text.
+# REL: the acquire and release forms, and fences (arm64, riscv, powerpc);
+# CTRL_ACQ: ACQ fences that order only behind a branch on the loaded value;
+# STRONGER: per order, what is more than it asks (a cost; by default the
+# other of ACQ and REL, and FULL); FULL_BEFORE: a fully ordered op needs a
+# full barrier before it, not a release; FENCE: barrier instructions that
+# access no memory; FULL_IF: FULL instructions that are full barriers only
+# with a Kconfig option (DIR/kconfig); LX/SX: load- and store-exclusive,
+# all that the LL/SC rule needs of an architecture. An instruction matches
+# by its mnemonic or its whole text.
 LSE_OPS = r"(?:ld(?:add|clr|eor|set|smax|smin|umax|umin)|st(?:add|clr|eor|set|smax|smin|umax|umin)|swp|casp?)"
 ARCH = {
     "s390x": {
@@ -182,12 +185,49 @@ ARCH["riscv64"] = {
     "noaccess": r"prefetch\.[irw]|cbo\.\w+",
     "store": r"s[bhwd]",
 }
+ARCH["ppc64le"] = {
+    "model": "weak",
+    # Power ISA Book II: sync (hwsync) is a full barrier; lwsync orders all
+    # but an earlier store before a later load: an acquire and a release
+    # fence, no full one. eieio orders stores only: none of these.
+    "rmw": None,
+    "full": r"sync|hwsync|ptesync",
+    "fence": r"sync|hwsync|ptesync|lwsync|isync",
+    # isync is an acquire only behind a branch on the loaded value, or on
+    # stcx.'s status (the kernel's PPC_ACQUIRE_BARRIER): ctrl_acq.
+    "acq": r"lwsync|isync",
+    "ctrl_acq": r"isync",
+    "rel": r"lwsync",
+    # lwsync is both: only sync is stronger than an acquire or a release.
+    "stronger": {"acquire": ("full",), "release": ("full",)},
+    # lwsync before the RMW leaves an earlier store unordered with its load
+    # (the 2014 "lwsync; ll/sc; sync" the kernel made "sync; ll/sc; sync"):
+    # a fully ordered op needs a full barrier before it too.
+    "full_before": True,
+    "lx": r"l[bhwdq]arx",
+    "sx": r"st[bhwdq]cx\.",
+    "fail_serialises": False,       # smp_mb__after_atomic() is sync
+    "local": None,
+    "ret": r"blr",
+    "cond_ret": r"b(?:eq|ne|lt|le|gt|ge|so|ns|un|nu|dnz|dz)lr[+-]?",
+    "jump": r"b|bctr",
+    "call": r"bl|bctrl|blrl",
+    "branch": r"b\w*[+-]?",
+    "stack": {"r1", "r31"},
+    # ld r2: the TOC pointer, from the word before the function at its
+    # global entry (-mcmodel=large, as modules are built).
+    "noaccess": r"dcb\w+|icbi|ld r2,.*",
+    "store": r"st\w*",
+}
 for _a in ARCH.values():
-    for _k in ("rmw", "local", "full", "fence", "acq", "rel", "lx", "sx", "ret", "cond_ret", "jump",
-               "call", "branch", "noaccess", "store"):
+    _a.setdefault("ctrl_acq", None)
+    for _k in ("rmw", "local", "full", "fence", "acq", "ctrl_acq", "rel", "lx", "sx", "ret",
+               "cond_ret", "jump", "call", "branch", "noaccess", "store"):
         if _a[_k]:
             _a[_k] = re.compile(rf"(?:{_a[_k]})")
     _a.setdefault("full_if", {})
+    _a.setdefault("full_before", False)
+    _a.setdefault("stronger", {})
 
 
 def rules(arch, kconfig):
@@ -258,6 +298,7 @@ LINE = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
 RELOC = re.compile(r"^\s*([0-9a-f]+): (R_\w+)\s+(\S+?)(?:([+-]0x[0-9a-f]+))?$")
 HEAD = re.compile(r"^[0-9a-f]+ <(.+)>:$")
 TARGET = re.compile(r"\b([0-9a-f]+) <([^>+]+)(?:\+0x[0-9a-f]+)?>")
+PPC_INDEXED = re.compile(r"(?:l|st)\w*x|st[bhwdq]cx\.")
 
 
 def parse(text):
@@ -294,6 +335,12 @@ def parse(text):
             if mnem == "fence" and not ops:         # riscv's FENCE IORW,IORW
                 ops = "iorw,iorw"
             last = Insn(int(m.group(1), 16), mnem, ops)
+            # powerpc's indexed forms (lwarx r9,0,r3; lwzx r9,r3,r4): the
+            # address as one operand, 0(RB) when RA is 0, else (RA,RB).
+            x = last.args
+            if PPC_INDEXED.fullmatch(mnem) and len(x) >= 3 and \
+                    re.fullmatch(r"0|r\d+", x[1]) and re.fullmatch(r"r\d+", x[2]):
+                last.args = [x[0], f"0({x[2]})" if x[1] == "0" else f"({x[1]},{x[2]})"] + x[3:]
             funcs[name].append(last)
     for name, insns in funcs.items():
         for n, i in enumerate(insns):
@@ -303,7 +350,7 @@ def parse(text):
                 i.target = int(t.group(1), 16)
             elif t:
                 i.extern = t.group(2)
-            if i.relocs and re.match(r"R_\w+_(PLT32|PC32DBL|PLT32DBL|CALL26|JUMP26|PC32)$",
+            if i.relocs and re.match(r"R_\w+_(PLT32|PC32DBL|PLT32DBL|CALL26|JUMP26|PC32|REL24)$",
                                      i.relocs[0][1]) and (t or i.mnem in ("call", "jmp")):
                 i.extern, i.target = i.relocs[0][2], None
             # riscv in an object: a JAL or branch shows its own address, its
@@ -338,6 +385,19 @@ def disassemble(prefix, obj):
         if len(f) == 4:
             size[f[3]] = (int(f[0], 16), int(f[1], 16))
     every = {i.addr: i for insns in text.values() for i in insns}
+    # ppc64 -mcmodel=large (modules) loads a global's address from its .toc
+    # entry (addis rX,r2 and ld rX,0(rX) against .toc+N): name the entry by
+    # the symbol it holds, a GOT slot (R_PPC64_GOT16_*, as -fPIC has it).
+    toc = {}
+    if re.search(r"\s\.toc\s", run(prefix + "objdump", "-h", obj)):
+        for line in run(prefix + "objdump", "-r", "-j", ".toc", obj).splitlines():
+            f = line.split()
+            if len(f) == 3 and re.fullmatch(r"[0-9a-f]+", f[0]):
+                sym, _, add = f[2].partition("+")
+                toc[int(f[0], 16)] = (sym, int(add or "0", 16))
+    for i in every.values():
+        i.relocs = [(o, t.replace("TOC16", "GOT16"), *toc[a]) if s == ".toc" and a in toc
+                    else (o, t, s, a) for o, t, s, a in i.relocs]
     funcs = {}
     for name, insns in text.items():
         start, n = size.get(name, (insns[0].addr, 1 << 30))
@@ -433,6 +493,9 @@ S390_WIDTH = {m: w for w, ms in S390_WIDTH.items() for m in ms.split()}
 def width(arch, i, memarg):
     if arch == "s390x":
         return S390_WIDTH.get(i.mnem, 4)
+    if arch == "ppc64le":       # lwz, stdu, lhbrx, lwarx, stwcx.
+        m = re.match(r"(?:l|st)([bhwdq])", i.mnem)
+        return {"b": 1, "h": 2, "w": 4, "d": 8, "q": 16}[m.group(1)] if m else 0
     if arch == "riscv64":       # lw, sd, lbu; amoadd.w.aqrl, lr.d, sc.w
         m = re.fullmatch(r"[ls]([bhwd])u?|\w+\.([bhwdq])(?:\.\w+)?", i.mnem)
         return {"b": 1, "h": 2, "w": 4, "d": 8, "q": 16}[m.group(1) or m.group(2)] if m else 0
@@ -514,16 +577,21 @@ def accesses(arch, insns):
             elif arch == "s390x" and re.search(r"DBL|GOTENT", i.relocs[0][1]):
                 a += i.addr - off
             loc = (s, a)
+        # powerpc's LD of a TOC entry names the entry itself: whatever way
+        # its ADDIS came (GCC hoists that above a branch).
+        if arch == "ppc64le" and i.mnem == "ld" and i.relocs and "GOT" in i.relocs[0][1]:
+            slot = loc
         forms_addr = (arch == "s390x" and i.mnem == "larl") or \
             (arch == "arm64" and i.mnem in ("adrp", "add", "adr") and loc) or \
             (arch == "riscv64" and i.mnem in ("auipc", "lui") and loc) or \
+            (arch == "ppc64le" and i.mnem in ("addis", "addi") and loc) or \
             (arch == "x86_64" and loc and (i.mnem.startswith("lea") or
                                            i.args[0].startswith("$")))
         # s390 modules are -fPIC: LGRL loads a global's address from the GOT.
         forms_addr = forms_addr or (arch == "s390x" and i.mnem == "lgrl" and
                                     i.relocs and "GOT" in i.relocs[0][1])
         if forms_addr and i.dest:
-            if i.mnem in ("larl", "auipc") and i.relocs and "GOT" in i.relocs[0][1]:
+            if i.mnem in ("larl", "auipc", "addis") and i.relocs and "GOT" in i.relocs[0][1]:
                 got[i.dest[0]] = loc
                 held.pop(i.dest[0], None)
             else:
@@ -540,8 +608,9 @@ def accesses(arch, insns):
             else:
                 held.pop(i.dest[0], None)       # the old value is unknown
             continue
-        srcs = [reg(a) for a in (i.args[1:3] if arch == "arm64" else i.args[:1])]
+        srcs = [reg(a) for a in (i.args[1:3] if arch in ("arm64", "ppc64le") else i.args[:1])]
         if i.dest and (arch == "arm64" and i.mnem == "csel" or
+                       arch == "ppc64le" and i.mnem.startswith("isel") or
                        arch == "x86_64" and i.mnem.startswith("cmov")) and \
                 all(r in held for r in srcs + (i.dest if arch == "x86_64" else [])):
             held[i.dest[0]] = choices(*(held[r] for r in srcs + (
@@ -549,7 +618,7 @@ def accesses(arch, insns):
             continue
         # A copy of a held address.
         copy = {"arm64": ("mov",), "s390x": ("lgr", "lr"), "x86_64": ("mov", "movq"),
-                "riscv64": ("mv",)}[arch]
+                "riscv64": ("mv",), "ppc64le": ("mr",)}[arch]
         if i.mnem in copy and len(i.args) == 2 and i.dest and \
                 all(a.lstrip("%").rstrip() and reg(a) for a in i.args):
             src = reg(i.args[1] if arch != "x86_64" else i.args[0])
@@ -557,15 +626,16 @@ def accesses(arch, insns):
                 held[i.dest[0]] = held[src]
                 continue
         # An offset added to a held address: arm64 ADD xD, xS, #imm, s390
-        # LA rD, imm(rS) (the statics behind a section anchor), riscv ADDI
-        # (objdump: add) and, an index at an unknown offset, ADD.
+        # LA rD, imm(rS) (the statics behind a section anchor), riscv
+        # (objdump: add) and powerpc ADDI and, an index at an unknown
+        # offset, ADD.
         src, imm = None, 0
         if arch == "arm64" and i.mnem == "add" and len(i.args) == 3 and \
                 i.args[2].startswith("#"):
             src, imm = reg(i.args[1]), int(i.args[2][1:], 0)
         elif arch == "s390x" and i.mnem in ("la", "lay"):
             src, imm = mem_base(arch, i.args[1]), disp(arch, i.args[1])
-        elif arch == "riscv64" and i.mnem in ("add", "addi") and len(i.args) == 3:
+        elif arch in ("riscv64", "ppc64le") and i.mnem in ("add", "addi") and len(i.args) == 3:
             if re.fullmatch(r"-?(?:0x[0-9a-f]+|\d+)", i.args[2]):
                 src, imm = reg(i.args[1]), int(i.args[2], 0)
             else:
@@ -614,6 +684,8 @@ def choices(*held):
 def is_mem(arch, a, i):
     if arch == "arm64":
         return a.startswith("[")
+    if arch == "ppc64le":       # off(rA); parse()'s 0(rB) and (rA,rB)
+        return bool(re.fullmatch(r"-?\d+\(r\d+\)|\(r\d+,r\d+\)", a))
     if arch == "riscv64":       # off(reg), (reg); not JALR's target
         return bool(re.fullmatch(r"-?\d*\(\w+\)", a)) and not matches(ARCH[arch]["branch"], i)
     if arch == "s390x":
@@ -645,7 +717,8 @@ def disp(arch, a):
             return None
         m = re.search(r"#(-?(?:0x)?[0-9a-f]+)\]", a)
     else:
-        if arch == "x86_64" and re.search(r"\(%?\w*,%\w+", a):
+        if arch == "x86_64" and re.search(r"\(%?\w*,%\w+", a) or \
+                arch == "ppc64le" and "," in a:
             return None
         m = re.match(r"(-?(?:0x)?[0-9a-f]+)\(", a)
     return int(m.group(1), 0) if m else 0
@@ -684,6 +757,13 @@ def dests(arch, i):
         if mn.startswith(("xchg", "xadd", "cmpxchg")):
             out += [reg(a) for a in i.args if a.startswith("%")] + ["a"]
         return [r for r in out if r]
+    if arch == "ppc64le":       # the first operand, but of a store, compare or branch;
+        # CR0 of a compare without a field, a dot form and stcx.
+        cr0 = ["cr0"] if mn.endswith(".") or mn.startswith("cmp") and \
+            not i.args[0].startswith("cr") else []
+        if re.match(r"st|cmp|b|tw|td|dcb|icbi|mt", mn):
+            return cr0
+        return [r for r in [reg(i.args[0])] if r] + cr0
     if arch == "riscv64":       # the first operand, but of a store, branch or FENCE
         if re.fullmatch(r"s[bhwd]|b\w+|jr?|ret|fence\S*|prefetch\.\w|cbo\.\w+", mn):
             return []
@@ -710,7 +790,7 @@ FLAG_SETTERS = re.compile(r"cmp|cmn|tst|ccmp|ccmn|(?:add|sub|and|bic|neg|adc|sbc
 INVERSE = dict(zip("eq ne cs cc hs lo mi pl vs vc hi ls ge lt gt le".split(),
                    "ne eq cc cs lo hs pl mi vc vs ls hi lt ge le gt".split()))
 RETURN_THUNKS = re.compile(r"__x86_return_thunk|__s390_indirect_jump_r14")
-TRAPS = re.compile(r"ud2|int3|brk|udf|hlt|mc")
+TRAPS = re.compile(r"ud2|int3|brk|udf|hlt|mc|trap")
 
 
 class Func:
@@ -779,17 +859,19 @@ class Func:
         edges), from the branch that tests its status register (nonzero:
         failed) before anything else writes it, None if there is none:
         arm64 CBNZ/CBZ or TBNZ/TBZ of bit 0, riscv BNEZ/BEQZ or BNE/BEQ
-        against zero."""
-        st = reg(self.insns[k].args[0])
+        against zero; powerpc's stcx. sets CR0 (EQ: stored), BNE/BEQ on it."""
+        st = "cr0" if self.arch == "ppc64le" else reg(self.insns[k].args[0])
         for j in range(k + 1, len(self.insns)):
             i = self.insns[j]
             ops = [reg(a) for a in i.args[:-1]]
+            mn = i.mnem.rstrip("+-")        # powerpc's branch hints
             tests = i.mnem in ("cbnz", "cbz", "bnez", "beqz") and ops == [st] or \
                 i.mnem in ("tbnz", "tbz") and ops[0] == st and i.args[1].strip() == "#0" or \
-                i.mnem in ("bne", "beq") and ops in ([st, "zr"], ["zr", st])
+                i.mnem in ("bne", "beq") and ops in ([st, "zr"], ["zr", st]) or \
+                st == "cr0" and mn in ("bne", "beq") and not ops and i.target is not None
             if tests:
                 taken = self.at.get(i.target)
-                ok, bad = (j + 1, taken) if i.mnem in ("cbnz", "tbnz", "bnez", "bne") \
+                ok, bad = (j + 1, taken) if mn in ("cbnz", "tbnz", "bnez", "bne") \
                     else (taken, j + 1)
                 return {(j, ok)}, {(j, bad)}
             if st in i.dest or i.target is not None:
@@ -908,7 +990,9 @@ def find_cc(f, stop):
 # rw,rw; 2:") is not read as a way around the fence. A value is ("in", r),
 # register r's at the entry; ("c", n), a constant; ("d", k), what
 # instruction k loaded or otherwise made, unknown but the same until k runs
-# again; or (op, value...), an ALU op of values; None: not known.
+# again; or (op, value...), an ALU op of values; None: not known. powerpc's
+# compares set a CR field to ("cmp", value, value), which BEQ and BNE read
+# (a word compare's values tagged "w": it compares the low halves).
 RV_ALU = re.compile(r"(?:add|sub|and|or|xor|sll|srl|sra)i?w?|mv|li|not|neg|sext\.w|seqz|snez")
 RV_COMMUTES = ("add", "addw", "and", "or", "xor")
 RV_EQ_TAKEN = {"beq": True, "beqz": True, "bne": False, "bnez": False}
@@ -949,6 +1033,20 @@ def rv_step(f, k, s_, values):
     the edge from k to s_; None when the facts rule the edge out."""
     i, (vals, facts) = f.insns[k], values
     vals = dict(vals)
+    if f.arch == "ppc64le":
+        cr = i.args[0] if i.args and i.args[0].startswith("cr") else "cr0"
+        m = re.fullmatch(r"cmpl?([wd])i?", i.mnem)
+        c = vals.get(cr)
+        if m:
+            a, b = (rv_value(vals, x) for x in i.args[-2:])
+            vals[cr] = None if None in (a, b) else ("cmp", (m.group(1), a), (m.group(1), b))
+        elif i.mnem.rstrip("+-") in ("beq", "bne") and c and c[0] == "cmp" and \
+                i.target is not None and f.at.get(i.target) != k + 1:
+            facts = rv_fact(facts, c[1], c[2], (i.mnem[1:3] == "eq") == (s_ == f.at.get(i.target)))
+        elif re.match(r"cr|mtcr|mtocrf|mcrf", i.mnem):     # CR written otherwise
+            vals = {r: v for r, v in vals.items() if not r.startswith("cr")}
+        if m or facts is None or i.target is not None:
+            return None if facts is None else (frozenset(vals.items()), facts)
     eq = RV_EQ_TAKEN.get(i.mnem)
     if eq is not None and i.target is not None and f.at.get(i.target) != k + 1:
         a = rv_value(vals, i.args[0])
@@ -1034,13 +1132,23 @@ def check_ordering(f, order, conditional, primitive):
 
     # consts: registers a MOV of a constant set on this path (arm64), so that
     # clang's "mov w8, #1; cbnz w8, <dmb>" is not read as a way around it;
-    # values: what riscv's compares on this path said (rv_step()).
-    start = (0, None, (), None, None, (), (frozenset(), frozenset()) if f.arch == "riscv64"
-             else None)
-    parent, todo, found = {start: None}, [start], {}
+    # values: what riscv's and powerpc's compares on this path said
+    # (rv_step()); dep: a branch on the value pa waits for was taken
+    # (powerpc's isync orders only behind one).
+    start = (0, None, (), None, None, (), (frozenset(), frozenset())
+             if f.arch in ("riscv64", "ppc64le") else None, False)
+    parent, todo, found, tainted = {start: None}, [start], {}, {}
+
+    def branches_on(w, k):
+        """Whether k is a conditional branch on what the access at w loaded
+        (taint(): linear)."""
+        if w not in tainted:
+            tainted[w] = taint(f, {load_half(w)})
+        return conditional_branch(f, k) and "cc" in tainted[w][k]
+
     while todo:
         state = todo.pop()
-        k, setter, known, pf, pa, consts, values = state
+        k, setter, known, pf, pa, consts, values, dep = state
         if k == EXIT:
             for why, w in (("full barrier", pf), ("acquire or full barrier", pa)):
                 if w is not None and (why, w) not in found:
@@ -1053,11 +1161,13 @@ def check_ordering(f, order, conditional, primitive):
             continue
         if full(k):
             pf = pa = None
-        elif f.is_("acq", k) and not I[k].acc:
+        elif f.is_("acq", k) and not I[k].acc and (dep or not f.is_("ctrl_acq", k)):
             pa = None
         if k in acc and I[k].acc.kind != "sx":
             nf, na = waits(k)
             pf, pa = nf if nf is not None else pf, na if na is not None else pa
+            dep = dep and na is None
+        dep = dep or pa is not None and bool(f.A["ctrl_acq"]) and branches_on(pa, k)
         cond, cz, i = None, None, I[k]
         if f.arch == "arm64" and i.mnem in ("cbz", "cbnz", "tbz", "tbnz") and \
                 reg(i.args[0]) in dict(consts):       # whether it is taken
@@ -1076,7 +1186,7 @@ def check_ordering(f, order, conditional, primitive):
         elif f.arch == "arm64" and I[k].mnem.startswith("b.") and I[k].target is not None:
             cond = I[k].mnem[2:]
         for s_ in f.succ(k):
-            nk, nf, na, nv = known, pf, pa, values
+            nk, nf, na, nv, nd = known, pf, pa, values, dep
             if cz is not None and (s_ == f.at.get(i.target) and s_ != k + 1) != cz:
                 continue
             if values is not None:
@@ -1091,10 +1201,11 @@ def check_ordering(f, order, conditional, primitive):
                 if want is not None and want != taken:
                     continue
                 nk = known + ((cond, taken),)
-            if (k, s_) in performed:
+            if (k, s_) in performed:      # k branches on the store's status
                 wf, wa = waits(performed[(k, s_)])
                 nf, na = wf if wf is not None else nf, wa if wa is not None else na
-            nxt = (s_, setter, nk, nf, na, consts, nv)
+                nd = nd or wa is not None
+            nxt = (s_, setter, nk, nf, na, consts, nv, nd)
             if nxt not in parent:
                 parent[nxt] = state
                 todo.append(nxt)
@@ -1104,20 +1215,21 @@ def check_ordering(f, order, conditional, primitive):
     released = lambda k: full(k) or (f.is_("rel", k) and not I[k].acc)
     for k in acc:
         here = f"'{I[k].text}' at {I[k].addr:x}"
-        if weak and order in ("full", "release") and not full(k) and not f.is_("rel", k):
-            path = f.find([0], goal=k, stop=released)
-            if path:
-                problems.append(f"no release or full barrier before {here}: {f.show(path)}")
-        if weak and order == "before" and not full(k):
+        if weak and (order == "before" or order == "full" and f.A["full_before"]) and \
+                not full(k):
             path = f.find([0], goal=k, stop=full)
             if path:
                 problems.append(f"no full barrier before {here}: {f.show(path)}")
+        elif weak and order in ("full", "release") and not full(k) and not f.is_("rel", k):
+            path = f.find([0], goal=k, stop=released)
+            if path:
+                problems.append(f"no release or full barrier before {here}: {f.show(path)}")
     if order not in ("full", "before", "after"):
         reach = {k for k in range(len(I)) if k == 0 or f.find([0], goal=k)}
         # Forms stronger than the order asks (weak models), and fences but
         # the order's own (riscv: fence r,rw for an acquire).
         stronger = {"relaxed": ("acq", "rel", "full"), "acquire": ("rel", "full"),
-                    "release": ("acq", "full")}[order] if weak else ()
+                    "release": ("acq", "full"), **f.A["stronger"]}[order] if weak else ()
         own = {"acquire": "acq", "release": "rel"}.get(order) if weak else None
         fences = sorted({I[k].text for k in reach if f.is_("fence", k) and (
             not own or not f.is_(own, k) or any(f.is_(c, k) for c in stronger))})
@@ -1134,10 +1246,12 @@ def check_ordering(f, order, conditional, primitive):
 FLAG_READERS = {"x86_64": r"cmov\w+|set\w+|adc\w*|sbb\w*",
                 "arm64": r"cs\w+|cset\w*|cinc|cinv|cneg|ccm[pn]|adc\w*|sbc\w*",
                 "s390x": r"loc\w*|ipm|alc\w*|slb\w*|sel\w*",
-                "riscv64": r"(?!)"}        # no flags: a branch compares registers
+                "riscv64": r"(?!)",        # no flags: a branch compares registers
+                "ppc64le": r"isel\w*|mfcr|mfocrf"}
 # Instructions that only write their destination: riscv's every one.
 MOVES = {"x86_64": r"mov\w*|lea\w*|pop\w*",
          "riscv64": r".*",
+         "ppc64le": r"(?!cmp)\w+",         # all but compares and dot forms (CR0)
          "arm64": r"mov\w*|ld\w+|adrp?",
          "s390x": r"l|lg|lgf|llgf|lr|lgr|lgfr|llgfr|lhi|lghi|lgfi|llc|llgc|llh|llgh|lh|lgh|larl|lrl|lgrl|ly|la|lay|llill|llilf|iihf|iilf"}
 
@@ -1569,6 +1683,62 @@ SELFTEST_ARCH = {
                 ("cmp_again_ok", "full?", None),
                 ("cmp_masked_ok", "full?", None),
                 ("cmp_other_skips", "full?", "no full barrier after 'sc.w.rl"),
+                ("index_ok", "loads(w_x)=1", None)],
+    "ppc64le": [("full_ok", "loops=1", None),
+                ("full_ok", "relaxed", None),
+                ("full_no_fence", "full", "no full barrier after"),
+                ("full_no_fence", "relaxed", None),
+                ("full_fence_skipped", "full", "no full barrier after"),
+                ("exit_sync_removed", "full", "no full barrier after 'stwcx."),
+                ("exit_sync_removed", "before", None),
+                ("exit_sync_removed", "after", "no full barrier after"),
+                ("entry_sync_removed", "full", "no full barrier before 'stwcx."),
+                ("entry_sync_removed", "after", None),
+                ("entry_sync_removed", "before", "no full barrier before"),
+                # Neither compiler's SEQ_CST is the kernel's fully ordered op.
+                ("gcc12_seq_cst", "full", "no full barrier after 'stwcx."),
+                ("gcc12_seq_cst", "acquire", None),
+                ("clang19_seq_cst", "full", "no full barrier after 'stwcx."),
+                ("clang19_seq_cst", "acquire", None),
+                ("clang19_seq_cst", "release", None),
+                ("lwsync_entry", "full", "no full barrier before 'stwcx."),
+                ("lwsync_entry", "release", None),
+                ("lwsync_entry", "after", None),
+                ("acquire_isync", "acquire", None),
+                ("acquire_isync", "release", "no release or full barrier before"),
+                ("release_lwsync", "release", None),
+                ("release_lwsync", "acquire", "no acquire or full barrier after"),
+                ("eieio_exit", "full", "no full barrier after"),
+                ("isync_read_acquire", "acquire", "no acquire or full barrier after"),
+                ("other_branch_read_acquire", "acquire", "no acquire or full barrier after"),
+                ("ctrl_isync_read_acquire", "acquire", None),
+                ("cr7_read_acquire", "acquire", None),
+                ("lwsync_read_acquire", "acquire", None),
+                ("lwsync_set_release", "release", None),
+                ("eieio_set_release", "release", "no release or full barrier before"),
+                ("status_unchecked", "full?", "no test of its status register"),
+                ("status_other_field", "full?", "no test of its status register"),
+                ("status_beq_ok", "full", None),
+                ("cmpxchg_ok", "full?", None),
+                ("cmpxchg_ok", "full", "a path performs no"),
+                ("cmpxchg_no_exit", "full?", "no full barrier after 'stwcx."),
+                ("cmpxchg_gcc12", "full?", "no full barrier after 'stwcx."),
+                ("cmpxchg_gcc12", "acquire?", None),
+                ("cmpxchg_acquire_ok", "acquire?", None),
+                ("cmpxchg_acquire_ok", "full?", "no full barrier before"),
+                ("cmp_again_ok", "full?", None),
+                ("cmp_other_skips", "full?", "no full barrier after 'stwcx."),
+                ("llsc_spill", "full", "LL/SC: 'std r4,32(r1)' at "),
+                ("llsc_spill", "loops=1", None),
+                ("llsc_reload_ok", "full", None),
+                ("llsc_reload_ok", "loops=1", None),
+                ("llsc_exit_load", "full?", None),
+                ("llsc_exit_load", "loops=1", None),
+                ("libcall", "full", "calls __atomic_fetch_add_4"),
+                ("libcall_tail", "full", "calls __atomic_fetch_add_4"),
+                ("lwsync_read_acquire", "loops=0", None),
+                ("toc_split_ok", "stores(w_b)=1", None),
+                ("toc_split_ok", "ctrl_or_data(w_b, w_a)", None),
                 ("index_ok", "loads(w_x)=1", None)],
 }
 

@@ -970,4 +970,363 @@ ctrl_select_hoisted:		/* the selection on another condition */
 	sw	a1,0(a0)
 	ret
 
+
+#elif defined(__powerpc64__)
+/*
+ * Globals as modules reach them (-mcmodel=large): toc_addr loads the
+ * address from the symbol's .toc entry; loads_merged takes -mcmodel=medium's
+ * @toc form.
+ */
+	.macro	toc_addr r, sym
+	.pushsection .toc,"aw"
+.Ltoc\@:	.quad	\sym
+	.popsection
+	addis	\r,%r2,.Ltoc\@@toc@ha
+	ld	\r,.Ltoc\@@toc@l(\r)
+	.endm
+	.macro	fetch_add entry, exit	/* atomic_fetch_add() between \entry and \exit */
+	\entry
+1:	lwarx	%r9,0,%r4
+	add	%r10,%r9,%r3
+	stwcx.	%r10,0,%r4
+	bne-	1b
+	\exit
+	extsw	%r3,%r9
+	blr
+	.endm
+	.macro	cmpxchg_loop fail	/* arch_cmpxchg()'s loop, to \fail if unequal */
+1:	lwarx	%r9,0,%r3
+	cmpw	%r9,%r4
+	bne-	\fail
+	stwcx.	%r5,0,%r3
+	bne-	1b
+	.endm
+
+full_ok:			/* sync; ll/sc; sync: the kernel's, fenced RELAXED */
+	fetch_add hwsync,hwsync
+full_no_fence:			/* the _relaxed op */
+	fetch_add ,
+full_skip:
+	cmpwi	%r3,0
+	beqlr
+	fetch_add hwsync,hwsync
+full_fence_skipped:		/* one path around the trailing sync */
+	hwsync
+1:	lwarx	%r9,0,%r4
+	add	%r10,%r9,%r3
+	stwcx.	%r10,0,%r4
+	bne-	1b
+	cmpwi	%r9,0
+	beq	2f
+	hwsync
+2:	blr
+cas_loop_ok:			/* the kernel's xchg() */
+	hwsync
+1:	lwarx	%r9,0,%r3
+	stwcx.	%r4,0,%r3
+	bne-	1b
+	hwsync
+	extsw	%r3,%r9
+	blr
+exit_sync_removed:		/* full_ok without its trailing sync */
+	fetch_add hwsync,
+entry_sync_removed:		/* and without its leading one */
+	fetch_add ,hwsync
+gcc12_seq_cst:			/* GCC 12's SEQ_CST: isync after, an acquire */
+	fetch_add hwsync,isync
+clang19_seq_cst:		/* clang 19's: lwsync after */
+	fetch_add hwsync,lwsync
+lwsync_entry:			/* 2014's (b97021f85517): lwsync before */
+	fetch_add lwsync,hwsync
+acquire_isync:			/* _acquire: the relaxed op, then PPC_ACQUIRE_BARRIER */
+	fetch_add ,isync
+release_lwsync:			/* _release: PPC_RELEASE_BARRIER, then the op */
+	fetch_add lwsync,
+eieio_exit:			/* eieio orders stores among themselves only */
+	fetch_add hwsync,eieio
+isync_read_acquire:		/* isync with no branch before it orders nothing */
+	lwz	%r3,0(%r3)
+	isync
+	blr
+other_branch_read_acquire:	/* a branch, but not on the loaded value */
+	lwz	%r9,0(%r3)
+	cmpwi	%r4,0
+	beq	1f
+1:	isync
+	extsw	%r3,%r9
+	blr
+ctrl_isync_read_acquire:	/* GCC's ACQUIRE load: a branch on it, isync */
+	lwz	%r3,0(%r3)
+	cmpw	%r3,%r3
+	bne-	1f
+1:	isync
+	extsw	%r3,%r3
+	blr
+cr7_read_acquire:		/* clang's: the compare into cr7 */
+	lwz	%r3,0(%r3)
+	cmpd	%cr7,%r3,%r3
+	extsw	%r3,%r3
+	bne-	%cr7,1f
+1:	isync
+	blr
+lwsync_read_acquire:		/* smp_load_acquire() */
+	lwz	%r3,0(%r3)
+	lwsync
+	extsw	%r3,%r3
+	blr
+lwsync_set_release:		/* smp_store_release() */
+	lwsync
+	stw	%r4,0(%r3)
+	blr
+eieio_set_release:
+	eieio
+	stw	%r4,0(%r3)
+	blr
+status_unchecked:		/* a compare overwrites CR0 before the test */
+	hwsync
+1:	lwarx	%r9,0,%r4
+	add	%r10,%r9,%r3
+	stwcx.	%r10,0,%r4
+	cmpwi	%r10,0
+	bne-	1b
+	hwsync
+	blr
+status_other_field:		/* the branch tests cr7, not stwcx.'s CR0 */
+	hwsync
+1:	lwarx	%r9,0,%r4
+	add	%r10,%r9,%r3
+	stwcx.	%r10,0,%r4
+	bne-	%cr7,1b
+	hwsync
+	blr
+status_beq_ok:			/* the status tested for success */
+	hwsync
+1:	lwarx	%r9,0,%r4
+	add	%r10,%r9,%r3
+	stwcx.	%r10,0,%r4
+	beq+	2f
+	b	1b
+2:	hwsync
+	blr
+cmpxchg_ok:			/* arch_cmpxchg(), GCC's fenced: no sync on failure */
+	hwsync
+	cmpxchg_loop 2f
+	hwsync
+2:	extsw	%r3,%r9
+	blr
+cmpxchg_no_exit:		/* the same without its trailing sync */
+	hwsync
+	cmpxchg_loop 2f
+2:	extsw	%r3,%r9
+	blr
+cmpxchg_gcc12:			/* GCC 12's SEQ_CST compare-exchange */
+	hwsync
+	cmpxchg_loop 2f
+2:	isync
+	extsw	%r3,%r9
+	blr
+cmpxchg_acquire_ok:		/* arch_cmpxchg_acquire() */
+	cmpxchg_loop 2f
+	isync
+2:	extsw	%r3,%r9
+	blr
+cmp_again_ok:			/* clang's: the compare repeated after the loop */
+	hwsync
+1:	lwarx	%r6,0,%r3
+	cmpw	%r6,%r4
+	bne	2f
+	stwcx.	%r5,0,%r3
+	bne	1b
+2:	cmplw	%r6,%r4
+	bne	3f
+	hwsync
+3:	extsw	%r3,%r6
+	blr
+cmp_other_skips:		/* a compare of something else skips the sync */
+	hwsync
+1:	lwarx	%r6,0,%r3
+	cmpw	%r6,%r4
+	bne	2f
+	stwcx.	%r5,0,%r3
+	bne	1b
+2:	cmplw	%r6,%r5
+	bne	3f
+	hwsync
+3:	extsw	%r3,%r6
+	blr
+llsc_spill:			/* a spill between lwarx and stwcx. */
+	hwsync
+1:	lwarx	%r9,0,%r4
+	add	%r10,%r9,%r3
+	std	%r4,32(%r1)
+	stwcx.	%r10,0,%r4
+	bne-	1b
+	hwsync
+	blr
+llsc_reload_ok:			/* a reload on the retry edge, outside */
+	hwsync
+	std	%r4,32(%r1)
+1:	lwarx	%r9,0,%r4
+	add	%r10,%r9,%r3
+	stwcx.	%r10,0,%r4
+	beq	2f
+	ld	%r4,32(%r1)
+	b	1b
+2:	hwsync
+	blr
+llsc_exit_load:			/* the failed compare's exit loads */
+	hwsync
+	cmpxchg_loop 2f
+	hwsync
+	blr
+2:	ld	%r5,32(%r1)
+	blr
+libcall:			/* an atomic the compiler did not inline */
+	mflr	%r0
+	std	%r0,16(%r1)
+	stdu	%r1,-32(%r1)
+	bl	__atomic_fetch_add_4
+	nop
+	addi	%r1,%r1,32
+	ld	%r0,16(%r1)
+	mtlr	%r0
+	blr
+libcall_tail:			/* the same as a tail call */
+	b	__atomic_fetch_add_4
+spin_hoisted:
+	toc_addr %r9,w_flag
+	lwz	%r3,0(%r9)
+1:	cmpwi	%r3,0
+	beq	1b
+	blr
+spin_ok:
+	toc_addr %r9,w_flag
+1:	lwz	%r3,0(%r9)
+	cmpwi	%r3,0
+	beq	1b
+	blr
+ctrl_hoisted:
+	toc_addr %r9,w_b
+	li	%r10,1
+	stw	%r10,0(%r9)
+	toc_addr %r9,w_a
+	lwz	%r3,0(%r9)
+	blr
+	.balign	8
+	.quad	.TOC.-ctrl_ok
+ctrl_ok:			/* with -mcmodel=large's global entry: r2 from above */
+	ld	%r2,-8(%r12)
+	add	%r2,%r2,%r12
+	toc_addr %r9,w_a
+	lwz	%r9,0(%r9)
+	cmpwi	%r9,0
+	beqlr
+	toc_addr %r9,w_b
+	li	%r10,1
+	stw	%r10,0(%r9)
+	blr
+toc_split_ok:			/* GCC: a .toc entry's addis above the branch */
+	.pushsection .toc,"aw"
+.Ltoc_b:	.quad	w_b
+	.popsection
+	addis	%r9,%r2,.Ltoc_b@toc@ha
+	toc_addr %r8,w_a
+	lwz	%r8,0(%r8)
+	cmpwi	%r8,0
+	beq	1f
+	ld	%r10,.Ltoc_b@toc@l(%r9)
+	li	%r9,1
+	stw	%r9,0(%r10)
+	blr
+1:	ld	%r9,.Ltoc_b@toc@l(%r9)
+	li	%r10,2
+	stw	%r10,0(%r9)
+	blr
+loads_merged:
+	addis	%r9,%r2,w_x@toc@ha
+	lwz	%r3,w_x@toc@l(%r9)
+	blr
+store_torn:
+	toc_addr %r9,w_x
+	li	%r10,1
+	stw	%r10,0(%r9)
+	li	%r10,2
+	stw	%r10,4(%r9)
+	blr
+store_invented:
+	toc_addr %r9,w_y
+	li	%r10,2
+	stw	%r10,0(%r9)
+	toc_addr %r8,w_x
+	lwz	%r8,0(%r8)
+	cmpwi	%r8,0
+	beqlr
+	li	%r10,1
+	stw	%r10,0(%r9)
+	blr
+addr_dep_broken:
+	toc_addr %r9,w_p
+	ld	%r9,0(%r9)
+	toc_addr %r10,w_x
+	cmpd	%r9,%r10
+	bne	1f
+	lwz	%r3,4(%r10)
+	blr
+1:	li	%r3,0
+	blr
+
+ctrl_hoisted_copy:
+	toc_addr %r9,w_b
+	mr	%r8,%r9
+	li	%r10,1
+	stw	%r10,0(%r8)
+	toc_addr %r9,w_a
+	lwz	%r3,0(%r9)
+	blr
+data_dep:
+	toc_addr %r9,w_a
+	lwz	%r10,0(%r9)
+	addi	%r10,%r10,1
+	toc_addr %r9,w_b
+	stw	%r10,0(%r9)
+	blr
+order_swapped:
+	li	%r10,1
+	toc_addr %r9,w_flag
+	stw	%r10,0(%r9)
+	toc_addr %r9,w_msg
+	stw	%r10,0(%r9)
+	blr
+addr_dep_ok:
+	toc_addr %r9,w_p
+	ld	%r9,0(%r9)
+	lwz	%r3,4(%r9)
+	blr
+index_ok:			/* w_x[i]: lwzx at an unknown offset */
+	toc_addr %r9,w_x
+	sldi	%r3,%r3,2
+	lwzx	%r3,%r9,%r3
+	blr
+
+ctrl_select:			/* clang: if (a) c = 1; else d = 1; by isel */
+	toc_addr %r3,w_a
+	toc_addr %r4,w_c
+	toc_addr %r5,w_d
+	lwz	%r3,0(%r3)
+	cmplwi	%r3,0
+	iseleq	%r3,%r5,%r4
+	li	%r4,1
+	stw	%r4,0(%r3)
+	blr
+ctrl_select_hoisted:		/* the selection on another condition */
+	toc_addr %r3,w_a
+	toc_addr %r4,w_c
+	toc_addr %r5,w_d
+	lwz	%r3,0(%r3)
+	cmplwi	%r6,0
+	iseleq	%r3,%r5,%r4
+	li	%r4,1
+	stw	%r4,0(%r3)
+	blr
+
 #endif

@@ -55,14 +55,14 @@ conditional() {
 
 # NAME RET PARAMS CALL GUARD: the two idioms around CALL, an op with no
 # ordering of its own (raw_NAME), as functions audit_before_NAME and
-# audit_after_NAME of return type RET; GUARD: the #ifdef around them, if
+# audit_after_NAME of return type RET; GUARD: the #if around them, if
 # any. The failed op of a conditional one (cmpxchg_relaxed) may stay
 # unordered, as in the op's own row.
 gen_idioms() {
 	local name="$1" ret="$2" params="$3" call="$4" guard="$5" cond
 	[ -n "$IDIOMS" ] || return 0
 	cond=$(conditional "$name")
-	[ -z "$guard" ] || printf '#ifdef %s\n' "$guard"
+	[ -z "$guard" ] || printf '#if %s\n' "$guard"
 	if [ "$ret" = void ]; then
 		printf 'PROBE void audit_before_%s(%s)\n{\n\tsmp_mb__before_atomic();\n\t%s;\n}\n\n' \
 			"$name" "$params" "$call"
@@ -109,7 +109,7 @@ gen_xchg() {
 	*try_*)	args="p, o, n" params="$2 *p, $2 *o, $2 n" ret=bool ;;
 	*cmpxchg*) args="p, o, n" params="$2 *p, $2 o, $2 n" ;;
 	esac
-	printf '#ifdef %s\nPROBE %s audit_%s_%s(%s)\n{\n\treturn raw_%s(%s);\n}\n#endif\n\n' \
+	printf '#if %s\nPROBE %s audit_%s_%s(%s)\n{\n\treturn raw_%s(%s);\n}\n#endif\n\n' \
 		"$3" "$ret" "$1" "$2" "$params" "$1" "$args"
 	printf 'audit_%s_%s\traw_%s\t%s\t%s\n' "$1" "$2" "$1" \
 		"$(ordering "$1" "")" "$(conditional "$1")" >> "$MANIFEST"
@@ -135,11 +135,14 @@ sed -n 's/^#define raw_\([a-z0-9_]*\)[ (].*/\1/p' \
 	"$TREE/include/linux/atomic/atomic-arch-fallback.h" |
 	grep -v '^atomic' | grep -v 'not_implemented' | sort -u |
 while read -r x; do
-	# The arch_ macro that decides whether the kernel has this name.
-	base=$(echo "$x" | sed -e 's/try_//' -e 's/_\(acquire\|release\|relaxed\)$//')
+	# The arch_ macros that decide whether the kernel has this name: the
+	# fully ordered one or the relaxed one the fallbacks build on
+	# (powerpc has arch_xchg_relaxed() alone).
+	base=arch_$(echo "$x" | sed -e 's/try_//' -e 's/_\(acquire\|release\|relaxed\)$//')
+	guard="defined($base) || defined(${base}_relaxed)"
 	case $x in
-	*128*)	gen_xchg "$x" u128 "arch_$base" ;;
-	*64*)	gen_xchg "$x" u64 "arch_$base" ;;
-	*)	for t in u8 u16 u32 u64; do gen_xchg "$x" $t "arch_$base"; done ;;
+	*128*)	gen_xchg "$x" u128 "$guard" ;;
+	*64*)	gen_xchg "$x" u64 "$guard" ;;
+	*)	for t in u8 u16 u32 u64; do gen_xchg "$x" $t "$guard"; done ;;
 	esac
 done
