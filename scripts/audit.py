@@ -868,10 +868,12 @@ class Func:
             tests = i.mnem in ("cbnz", "cbz", "bnez", "beqz") and ops == [st] or \
                 i.mnem in ("tbnz", "tbz") and ops[0] == st and i.args[1].strip() == "#0" or \
                 i.mnem in ("bne", "beq") and ops in ([st, "zr"], ["zr", st]) or \
-                st == "cr0" and mn in ("bne", "beq") and not ops and i.target is not None
+                st == "cr0" and mn in ("bne", "beq", "bnelr", "beqlr") and not ops and \
+                (i.target is not None or mn.endswith("lr"))
             if tests:
-                taken = self.at.get(i.target)
-                ok, bad = (j + 1, taken) if mn in ("cbnz", "tbnz", "bnez", "bne") \
+                # powerpc's BEQLR/BNELR: taken, the function returns.
+                taken = EXIT if mn.endswith("lr") else self.at.get(i.target)
+                ok, bad = (j + 1, taken) if mn in ("cbnz", "tbnz", "bnez", "bne", "bnelr") \
                     else (taken, j + 1)
                 return {(j, ok)}, {(j, bad)}
             if st in i.dest or i.target is not None:
@@ -990,10 +992,13 @@ def find_cc(f, stop):
 # rw,rw; 2:") is not read as a way around the fence. A value is ("in", r),
 # register r's at the entry; ("c", n), a constant; ("d", k), what
 # instruction k loaded or otherwise made, unknown but the same until k runs
-# again; or (op, value...), an ALU op of values; None: not known. powerpc's
-# compares set a CR field to ("cmp", value, value), which BEQ and BNE read
-# (a word compare's values tagged "w": it compares the low halves).
-RV_ALU = re.compile(r"(?:add|sub|and|or|xor|sll|srl|sra)i?w?|mv|li|not|neg|sext\.w|seqz|snez")
+# again, when the one it replaces becomes ("p", k) (a retry loop compares
+# the new load with the old); or (op, value...), an ALU op of values (a
+# copy, riscv's MV and powerpc's MR, is the value); None: not known.
+# powerpc's compares set a CR field to ("cmp", value, value), which BEQ and
+# BNE read, and BEQLR and BNELR (a word compare's values tagged "w": it
+# compares the low halves).
+RV_ALU = re.compile(r"(?:add|sub|and|or|xor|sll|srl|sra)i?w?|mv|mr|li|not|neg|sext\.w|seqz|snez")
 RV_COMMUTES = ("add", "addw", "and", "or", "xor")
 RV_EQ_TAKEN = {"beq": True, "beqz": True, "bne": False, "bnez": False}
 
@@ -1008,6 +1013,14 @@ def rv_value(vals, arg):
 def rv_mentions(v, x):
     return v == x or isinstance(v, tuple) and any(isinstance(y, tuple) and rv_mentions(y, x)
                                                   for y in v)
+
+
+def rv_rename(v, x, y):
+    """v with x, wherever it appears in it, y."""
+    if v == x:
+        return y
+    return tuple(rv_rename(w, x, y) if isinstance(w, tuple) else w for w in v) \
+        if isinstance(v, tuple) else v
 
 
 def rv_fact(facts, a, b, eq):
@@ -1037,15 +1050,18 @@ def rv_step(f, k, s_, values):
         cr = i.args[0] if i.args and i.args[0].startswith("cr") else "cr0"
         m = re.fullmatch(r"cmpl?([wd])i?", i.mnem)
         c = vals.get(cr)
+        # BEQ and BNE to a target, or BEQLR and BNELR: to the exit.
+        to = f.at.get(i.target) if i.target is not None else \
+            EXIT if f.is_("cond_ret", k) else None
         if m:
             a, b = (rv_value(vals, x) for x in i.args[-2:])
             vals[cr] = None if None in (a, b) else ("cmp", (m.group(1), a), (m.group(1), b))
-        elif i.mnem.rstrip("+-") in ("beq", "bne") and c and c[0] == "cmp" and \
-                i.target is not None and f.at.get(i.target) != k + 1:
-            facts = rv_fact(facts, c[1], c[2], (i.mnem[1:3] == "eq") == (s_ == f.at.get(i.target)))
+        elif re.fullmatch(r"b(?:eq|ne)(?:lr)?", i.mnem.rstrip("+-")) and c and \
+                c[0] == "cmp" and to is not None and to != k + 1:
+            facts = rv_fact(facts, c[1], c[2], (i.mnem[1:3] == "eq") == (s_ == to))
         elif re.match(r"cr|mtcr|mtocrf|mcrf", i.mnem):     # CR written otherwise
             vals = {r: v for r, v in vals.items() if not r.startswith("cr")}
-        if m or facts is None or i.target is not None:
+        if m or facts is None or i.target is not None or to is not None:
             return None if facts is None else (frozenset(vals.items()), facts)
     eq = RV_EQ_TAKEN.get(i.mnem)
     if eq is not None and i.target is not None and f.at.get(i.target) != k + 1:
@@ -1054,19 +1070,29 @@ def rv_step(f, k, s_, values):
         if a is not None and b is not None:
             facts = rv_fact(facts, a, b, eq == (s_ == f.at.get(i.target)))
             return None if facts is None else (frozenset(vals.items()), facts)
+    srcs = [rv_value(vals, a) for a in i.args[1:]]
+    op = i.mnem if i.mnem == "li" else re.sub(r"i(w?)$", r"\1", i.mnem)   # addi: add
+    v, p = ("d", k), ("p", k)
+    new = {}
     for d in i.dest:
-        srcs = [rv_value(vals, a) for a in i.args[1:]]
-        op = i.mnem if i.mnem == "li" else re.sub(r"i(w?)$", r"\1", i.mnem)   # addi: add
         if RV_ALU.fullmatch(i.mnem) and srcs and None not in srcs and not i.acc:
-            v = srcs[0] if op in ("mv", "li") else \
+            new[d] = srcs[0] if op in ("mv", "mr", "li") else \
                 (op, *(sorted(srcs, key=repr) if op in RV_COMMUTES else srcs))
         else:
-            # A new value of k: forget what was said of its last one.
-            v = ("d", k)
-            vals = {r: None if x is not None and rv_mentions(x, v) else x
+            new[d] = v
+    vals = {r: x for r, x in vals.items() if r not in new}      # overwritten
+    if v in new.values():
+        # A new value of k. The one it replaces, if a register still holds
+        # it, is ("p", k) from now on, and what was said of k's value before
+        # that is forgotten; if none does, what was said of it.
+        if any(x is not None and rv_mentions(x, v) for x in vals.values()):
+            vals = {r: None if x is not None and rv_mentions(x, p) else rv_rename(x, v, p)
                     for r, x in vals.items()}
+            facts = frozenset((tuple(sorted(rv_rename(key, v, p), key=repr)), eq)
+                              for key, eq in facts if not rv_mentions(key, p))
+        else:
             facts = frozenset(x for x in facts if not rv_mentions(x[0], v))
-        vals[d] = v
+    vals.update(new)
     return frozenset(vals.items()), facts
 
 
@@ -1728,6 +1754,13 @@ SELFTEST_ARCH = {
                 ("cmpxchg_acquire_ok", "full?", "no full barrier before"),
                 ("cmp_again_ok", "full?", None),
                 ("cmp_other_skips", "full?", "no full barrier after 'stwcx."),
+                # clang's: the compare repeated, and a conditional return
+                # on it; the try_cmpxchg() loop, the compare after it.
+                ("cmpxchg_bnelr_ok", "full?", None),
+                ("cmpxchg_beqlr", "full?", "no full barrier after 'stdcx."),
+                ("dec_if_positive_ok", "full?", None),
+                ("dec_if_positive_ok", "loops=1", None),
+                ("dec_if_positive_no_exit", "full?", "no full barrier after 'stwcx."),
                 ("llsc_spill", "full", "LL/SC: 'std r4,32(r1)' at "),
                 ("llsc_spill", "loops=1", None),
                 ("llsc_reload_ok", "full", None),

@@ -1154,6 +1154,51 @@ cmp_other_skips:		/* a compare of something else skips the sync */
 	hwsync
 3:	extsw	%r3,%r6
 	blr
+	.macro	cmpxchg64_ret ret	/* clang's cmpxchg(): the compare again, a return on it */
+	mr	%r6,%r3
+	hwsync
+1:	ldarx	%r3,0,%r6
+	cmpd	%r3,%r4
+	bne	2f
+	stdcx.	%r5,0,%r6
+	bne	1b
+2:	cmpld	%r3,%r4
+	\ret
+	hwsync
+	blr
+	.endm
+cmpxchg_bnelr_ok:		/* unequal (failed): returns at once */
+	cmpxchg64_ret bnelr
+cmpxchg_beqlr:			/* equal (stored): returns without the sync */
+	cmpxchg64_ret beqlr
+	.macro	dec_if_positive exit	/* clang's: the fallback's try_cmpxchg() loop */
+	lwz	%r5,0(%r3)
+	b	2f
+1:	cmplw	%r6,%r5		/* 3: stored if equal (cmpw r6,r5, not taken) */
+	mr	%r5,%r6
+	beq	4f
+2:	addi	%r4,%r5,-1
+	cmpwi	%r5,0
+	ble	5f
+	hwsync
+3:	lwarx	%r6,0,%r3
+	cmpw	%r6,%r5
+	bne	1b
+	stwcx.	%r4,0,%r3
+	bne	3b
+	b	1b
+4:	extsw	%r3,%r4
+	\exit
+	blr
+5:	cmpwi	%r4,0
+	isellt	%r4,%r4,%r5
+	extsw	%r3,%r4
+	blr
+	.endm
+dec_if_positive_ok:
+	dec_if_positive hwsync
+dec_if_positive_no_exit:	/* the stored path's sync removed */
+	dec_if_positive
 llsc_spill:			/* a spill between lwarx and stwcx. */
 	hwsync
 1:	lwarx	%r9,0,%r4
