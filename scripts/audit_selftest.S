@@ -1199,6 +1199,42 @@ dec_if_positive_ok:
 	dec_if_positive hwsync
 dec_if_positive_no_exit:	/* the stored path's sync removed */
 	dec_if_positive
+	/*
+	 * GCC 12's try_cmpxchg(): CR0's EQ bit (stwcx.'s success, or the
+	 * compare's) copied into r3 and tested again around the sync.
+	 */
+	.macro	try_cmpxchg_gcc12 fxm=128, sh=3, cmpv=0, cr=%cr0, clobber
+	hwsync
+	lwz	%r10,0(%r4)
+1:	lwarx	%r9,0,%r3
+	cmpw	\cr,%r9,%r10
+	bne	\cr,2f
+	stwcx.	%r5,0,%r3
+	bne	1b
+2:	\clobber
+	mfocrf	%r3,\fxm
+	rlwinm	%r3,%r3,\sh,31,31
+	bne	4f
+3:	cmpwi	%r3,\cmpv
+	beq	5f
+	hwsync
+5:	clrldi	%r3,%r3,63
+	blr
+4:	stw	%r9,0(%r4)
+	b	3b
+	.endm
+try_cmpxchg_gcc12_ok:
+	try_cmpxchg_gcc12
+try_cmpxchg_cr7_ok:		/* the compare in cr7, its EQ bit (mfocrf 1, 31) */
+	try_cmpxchg_gcc12 fxm=1, sh=31, cr=%cr7
+try_cmpxchg_beq_inverted:	/* the beq tests for 1: the stored path skips */
+	try_cmpxchg_gcc12 cmpv=1
+try_cmpxchg_gt_bit:		/* CR0's GT bit, not EQ: unknown */
+	try_cmpxchg_gcc12 sh=2
+try_cmpxchg_other_field:	/* cr7 copied, CR0's EQ bit extracted */
+	try_cmpxchg_gcc12 fxm=1
+try_cmpxchg_cr0_rewritten:	/* a dot form rewrites CR0 before the copy */
+	try_cmpxchg_gcc12 clobber="or. %r10,%r10,%r10"
 llsc_spill:			/* a spill between lwarx and stwcx. */
 	hwsync
 1:	lwarx	%r9,0,%r4
