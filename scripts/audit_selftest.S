@@ -1130,30 +1130,23 @@ cmpxchg_acquire_ok:		/* arch_cmpxchg_acquire() */
 	isync
 2:	extsw	%r3,%r9
 	blr
-cmp_again_ok:			/* clang's: the compare repeated after the loop */
+	.macro	cmp_again old		/* clang's: the compare repeated after the loop */
 	hwsync
 1:	lwarx	%r6,0,%r3
 	cmpw	%r6,%r4
 	bne	2f
 	stwcx.	%r5,0,%r3
 	bne	1b
-2:	cmplw	%r6,%r4
+2:	cmplw	%r6,\old
 	bne	3f
 	hwsync
 3:	extsw	%r3,%r6
 	blr
+	.endm
+cmp_again_ok:
+	cmp_again %r4
 cmp_other_skips:		/* a compare of something else skips the sync */
-	hwsync
-1:	lwarx	%r6,0,%r3
-	cmpw	%r6,%r4
-	bne	2f
-	stwcx.	%r5,0,%r3
-	bne	1b
-2:	cmplw	%r6,%r5
-	bne	3f
-	hwsync
-3:	extsw	%r3,%r6
-	blr
+	cmp_again %r5
 	.macro	cmpxchg64_ret ret	/* clang's cmpxchg(): the compare again, a return on it */
 	mr	%r6,%r3
 	hwsync
