@@ -8,7 +8,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${KATOMIC_WORK:-$HOME/.cache/katomic}
 TARBALL=${KATOMIC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 RESULTS=${KATOMIC_RESULTS:-$REPO/results}
-BOOT_TIMEOUT=${KATOMIC_BOOT_TIMEOUT:-300}	# seconds QEMU may run
+BOOT_TIMEOUT=${KATOMIC_BOOT_TIMEOUT:-600}	# seconds QEMU may run
 BUILD_TIMEOUT=${KATOMIC_BUILD_TIMEOUT:-1800}	# seconds for build + boot
 SMP=${KATOMIC_SMP:-4}
 TREE=$WORK/linux
@@ -126,7 +126,7 @@ stress, litmus) on both implementations plus lib/atomic64_test.c on the
 configured one.
 
 Environment: KATOMIC_WORK (default ~/.cache/katomic), KATOMIC_TARBALL,
-KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 300),
+KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 600),
 KATOMIC_BUILD_TIMEOUT (s, default 1800), KATOMIC_SMP (default 4),
 KATOMIC_KERNEL_ARGS and KATOMIC_QEMU_ARGS (extra kernel command line and QEMU
 arguments, e.g. to try the failure paths: oops=panic, panic=0, -S).
