@@ -3,19 +3,21 @@
 KATOMIC := scripts/katomic.sh
 CONFIGS := $(shell $(KATOMIC) configs)
 MORE := $(shell $(KATOMIC) configs more)
+OTHERS := $(shell $(KATOMIC) configs arches)
 
-.PHONY: help test test-all test-more report deps tree export reset check clean
+.PHONY: help test test-all test-more test-arches report deps tree export reset check clean
 
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
 	@echo "make test-all   the full matrix: $(CONFIGS) (-z10: configured and audited only, no build or boot)"
 	@echo "make test-more  what test-all's 60 minutes leave out: $(MORE)"
+	@echo "make test-arches the other architectures kunit.py boots in QEMU, on their own atomics: $(OTHERS) (results/arches/)"
 	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some (~45 min each cold)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
-	@echo "make check      every patch: checkpatch --strict, a build per architecture (scripts/arches.tsv)"
+	@echo "make check      every patch: checkpatch --strict, a build per architecture of test-all (scripts/arches.tsv); the suites compiled for those of test-arches"
 	@echo "make clean      remove the work directory and results/, but for the tracked report"
 
 test:
@@ -26,6 +28,10 @@ test-all:
 
 test-more:
 	$(KATOMIC) run $(MORE)
+
+# Their own summary: test-all's stays in results/.
+test-arches:
+	KATOMIC_RESULTS=$(CURDIR)/results/arches $(KATOMIC) run $(OTHERS)
 
 deps tree export reset check:
 	$(KATOMIC) $@

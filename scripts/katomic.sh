@@ -10,7 +10,6 @@ TARBALL=${KATOMIC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 RESULTS=${KATOMIC_RESULTS:-$REPO/results}
 BOOT_TIMEOUT=${KATOMIC_BOOT_TIMEOUT:-600}	# seconds QEMU may run
 BUILD_TIMEOUT=${KATOMIC_BUILD_TIMEOUT:-1800}	# seconds for build + boot
-SMP=${KATOMIC_SMP:-4}
 TREE=$WORK/linux
 STATE=$WORK/tree.state
 ARCHES=$REPO/scripts/arches.tsv
@@ -38,12 +37,6 @@ declare -A FRAGMENTS=(
 	[noinstr]="--kconfig_add=CONFIG_DEBUG_KERNEL=y;--kconfig_add=CONFIG_DEBUG_ENTRY=y"
 	[z10]="--kconfig_add=CONFIG_MARCH_Z10=y;--kconfig_add=CONFIG_MARCH_Z196=n"
 )
-# Where check only compiles the suites, W=1, without a boot: architectures
-# whose headers or word size the suites tripped over (arch/sh's xchg_u32(),
-# 32-bit x86 without an 8-byte cmpxchg()). ARCH CROSS_COMPILE PACKAGES,
-# "-" for none.
-COMPILE_ONLY="i386 - -
-sh sh4-linux-gnu- gcc-sh4-linux-gnu,binutils-sh4-linux-gnu"
 # What a fragment needs installed besides PACKAGES (only when it is used).
 declare -A FRAGMENT_PACKAGES=(
 	[clang]="clang-19 lld-19 llvm-19"
@@ -69,13 +62,15 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   prepared (kunit.py config, make prepare), not built or
                   booted, and only audited
   check [N]       every patch (from the Nth on): checkpatch --strict, then
-                  build the tree at that patch for every architecture, the
-                  assembly and, where that patch's Kconfig offers them, the
-                  builtins (bisectability); then, on the whole series,
-                  compile the suites (W=1) for i386 and sh, and check that
-                  they list every operation of scripts/atomic/atomics.tbl
+                  build the tree at that patch for every architecture of
+                  make test-all, the assembly and, where that patch's
+                  Kconfig offers them, the builtins (bisectability); then,
+                  on the whole series, compile the suites (W=1) for those
+                  of make test-arches, and check that they list every
+                  operation of scripts/atomic/atomics.tbl
   report [ARCH...] assembly vs builtins vs the stock tree, per architecture
-                  (every one, or those named; the others' entries are kept
+                  (every one of make test-all, or those named; the others'
+                  entries are kept
                   from the previous results/report.json) and per compiler
                   (GCC and the compilers column of scripts/arches.tsv):
                   instructions per primitive (scripts/atomic_probe.c), vmlinux
@@ -101,11 +96,13 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   code, it counts instead the sanitizer calls in the
                   probe's functions, raw_ and instrumented, on both
                   implementations (results/CONFIG.instr.json)
-  configs [more]  list the test matrix's configurations (make test-all):
-                  ARCH of every architecture, then those in the matrix
-                  column of scripts/arches.tsv; with 'more', those of its
-                  more column (make test-more); any other combination
-                  runs by name
+  configs [more|arches]
+                  list the test matrix's configurations (make test-all):
+                  ARCH of every architecture whose target is all, then
+                  those in the matrix column of scripts/arches.tsv; with
+                  'more', those of its more column (make test-more); with
+                  'arches', the architectures whose target is arches (make
+                  test-arches); any other combination runs by name
 
 Architectures: $(arches | paste -sd ' ') (one row each in scripts/arches.tsv).
 Configurations: ARCH[-builtins][-kasan|-kcsan][-noinstr][-llsc][-clang][-z10][-bench],
@@ -121,27 +118,31 @@ the name without -bench; z10 (s390 only): CONFIG_MARCH_Z10=y, the
 oldest march instead of the default z196, audit-only: no kernel is
 built or booted, the audit's probes compile against the configured and
 prepared tree (results/CONFIG.run.json has "boot": false).
-Each other one boots with -smp $SMP and runs the katomic suites (values,
-stress, litmus) on both implementations plus lib/atomic64_test.c on the
-configured one.
+Each other one boots with the vCPUs of its architecture's cpus column
+and runs the katomic suites (values, stress, litmus) on both
+implementations (where the architecture offers the builtins) plus
+lib/atomic64_test.c on the configured one.
 
 Environment: KATOMIC_WORK (default ~/.cache/katomic), KATOMIC_TARBALL,
 KATOMIC_RESULTS (default results/), KATOMIC_BOOT_TIMEOUT (s, default 600),
-KATOMIC_BUILD_TIMEOUT (s, default 1800), KATOMIC_SMP (default 4),
+KATOMIC_BUILD_TIMEOUT (s, default 1800), KATOMIC_SMP (the vCPUs where the
+cpus column says more than one),
 KATOMIC_KERNEL_ARGS and KATOMIC_QEMU_ARGS (extra kernel command line and QEMU
 arguments, e.g. to try the failure paths: oops=panic, panic=0, -S).
 EOF
 }
 
-# Installs PACKAGES, every architecture's, and those of the fragments of
-# the configurations named.
+# Installs PACKAGES, and the packages of the configurations named (their
+# architectures' and fragments'); with none named, every architecture's.
 cmd_deps() {
 	local missing=() a c p f extra=
+	[ $# -gt 0 ] || set -- $(arches)
 	for c in "$@"; do
+		arch_field "${c%%-*}" name >/dev/null || die "deps: unknown architecture in '$c'"
+		extra+=" $(arch_field "${c%%-*}" packages | tr , ' ')"
 		for f in $(tr - ' ' <<< "${c#*-}"); do extra+=" ${FRAGMENT_PACKAGES[$f]:-}"; done
 	done
-	extra+=" $(awk '$3 != "-" { print $3 }' <<< "$COMPILE_ONLY" | tr , ' ')"
-	for p in $PACKAGES $extra $(for a in $(arches); do arch_field "$a" packages; done | tr , ' '); do
+	for p in $PACKAGES $extra; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'ok installed' || missing+=("$p")
 	done
@@ -282,6 +283,12 @@ cmd_export() {
 # The architectures, in the order of $ARCHES.
 arches() { awk -F'\t' '!/^#/ && NF { print $1 }' "$ARCHES"; }
 
+# TARGET -> the architectures of that target column: all or arches.
+arches_of() {
+	local a
+	for a in $(arches); do [ "$(arch_field "$a" target)" != "$1" ] || echo "$a"; done
+}
+
 # ARCH COLUMN -> that field of ARCH's row of $ARCHES ("-" is empty), the
 # column named by the header line; fails for an unknown ARCH.
 arch_field() {
@@ -298,6 +305,15 @@ arch_field() {
 cross() { arch_field "$1" prefix; }
 karch() { arch_field "$1" karch; }
 srcarch() { karch "$1" | sed -e 's/^x86_64$/x86/' -e 's/^i386$/x86/'; }
+
+# ARCH -> the vCPUs of its boot (KATOMIC_SMP for those with more than one).
+cpus() {
+	local n
+	n=$(arch_field "$1" cpus)
+	case $n in ''|0|*[!0-9]*) die "scripts/arches.tsv: $1: cpus '$n' is not a number of CPUs" ;; esac
+	[ "$n" -eq 1 ] || n=${KATOMIC_SMP:-$n}
+	echo "$n"
+}
 
 # FRAGMENT -> its kunit.py arguments.
 fragment_args() { tr ';' '\n' <<< "${FRAGMENTS[$1]}"; }
@@ -333,6 +349,7 @@ config_args() {
 	[[ $seen != *" z10 "* || $seen != *" bench "* ]] ||
 		die "'$1': z10 is audit-only, bench needs a boot"
 	echo "--kunitconfig=$REPO/kunit/katomic.kunitconfig"
+	[ "$(KATOMIC_SMP= cpus "$arch")" -eq 1 ] || echo "--kunitconfig=$REPO/kunit/smp.kunitconfig"
 }
 
 # kunit.py arguments on stdin -> the make options among them (LLVM=...).
@@ -359,12 +376,12 @@ libatomic_symbols() {
 		grep -cE " ($(arch_field "$arch" libcalls))\$" || true
 }
 
-# What check builds at the checked-out patch: every architecture's assembly,
-# and its builtins once its Kconfig offers them, with clang where it offers
-# them only with clang (riscv).
+# What check builds at the checked-out patch: the assembly of every
+# architecture of make test-all, and its builtins once its Kconfig offers
+# them, with clang where it offers them only with clang (riscv).
 check_configs() {
 	local a sel
-	for a in $(arches); do
+	for a in $(arches_of all); do
 		echo "$a"
 		sel=$(grep 'select ARCH_SUPPORTS_ATOMIC_BUILTINS' "$TREE/arch/$(srcarch "$a")/Kconfig") || continue
 		case $sel in
@@ -377,7 +394,7 @@ check_configs() {
 cmd_check() {
 	local first=${1:-1} c cfg list n=0 bad=0 args=()
 	case $first in *[!0-9]*|0) die "check: N is a patch number (1 is the first)" ;; esac
-	cmd_deps
+	cmd_deps $(arches) $(arches_of all | sed 's/$/-clang/')
 	cmd_tree
 	trap 'tree_git checkout -q katomic' EXIT
 	for c in $(tree_git rev-list --reverse pristine..HEAD); do
@@ -413,20 +430,22 @@ cmd_check() {
 	say "every patch is checkpatch-clean and builds; the suites compile everywhere"
 }
 
-# The suites compiled with W=1 for the COMPILE_ONLY architectures: without a
-# warning, and without a call to a primitive of a size the architecture
-# lacks (an undefined __*_bad_pointer or __*_wrong_size: a link error).
+# The suites compiled with W=1 for the architectures of make test-arches:
+# without a warning, and without a call to a primitive of a size the
+# architecture lacks (an undefined __*_bad_pointer or __*_wrong_size: a link
+# error).
 compile_suites() {
-	local arch cross pkgs dir objs bad=0
+	local arch cross dir objs args=() bad=0
 	objs="lib/atomic_kunit.o lib/atomic_smp_tests.o"
-	while read -r arch cross pkgs; do
-		[ "$cross" != - ] || cross=
+	for arch in $(arches_of arches); do
+		cross=$(cross "$arch")
+		mapfile -t args < <(arch_args "$arch")
 		dir=$WORK/build/compile-$arch
 		mkdir -p "$dir"
-		if python3 "$TREE/tools/testing/kunit/kunit.py" config --arch="$arch" \
-		     ${cross:+--cross_compile="$cross"} --build_dir="$dir" \
-		     --kunitconfig="$TREE/lib/atomic_kunit.kunitconfig" > "$dir.log" 2>&1 &&
-		   make -s -C "$TREE" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" W=1 \
+		if python3 "$TREE/tools/testing/kunit/kunit.py" config "${args[@]}" \
+		     --kunitconfig="$TREE/lib/atomic_kunit.kunitconfig" \
+		     --build_dir="$dir" > "$dir.log" 2>&1 &&
+		   make -s -C "$TREE" O="$dir" ARCH="$(karch "$arch")" CROSS_COMPILE="$cross" W=1 \
 		     -j"$(nproc)" $objs >> "$dir.log" 2>&1 &&
 		   ! grep 'lib/atomic_[a-z_]*\.[ch]:.*\(warning\|error\):' "$dir.log" &&
 		   ! (cd "$dir" && "${cross}nm" -u $objs) | grep -E 'bad_pointer|wrong_size|not_implemented'; then
@@ -435,7 +454,7 @@ compile_suites() {
 			say "  $arch: the suites do not compile cleanly (log: $dir.log)"
 			bad=1
 		fi
-	done <<< "$COMPILE_ONLY"
+	done
 	return $bad
 }
 
@@ -459,10 +478,11 @@ atomics_listed() {
 cmd_configs() {
 	local a
 	case ${1:-} in
-	"") for a in $(arches); do echo "$a"; done
-	    for a in $(arches); do arch_field "$a" matrix | tr ' ' '\n'; done ;;
+	"") arches_of all
+	    for a in $(arches_of all); do arch_field "$a" matrix | tr ' ' '\n'; done ;;
 	more) for a in $(arches); do arch_field "$a" more | tr ' ' '\n'; done ;;
-	*) die "configs: say nothing or 'more'" ;;
+	arches) arches_of arches ;;
+	*) die "configs: say nothing, 'more' or 'arches'" ;;
 	esac
 }
 
@@ -504,7 +524,7 @@ run_one() {
 		say "[$name] build and boot (log: $out.kunit.log)"
 		timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" run \
 			"${args[@]}" --build_dir="$bdir" --jobs="$(nproc)" \
-			--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $SMP" \
+			--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $(cpus "${name%%-*}")" \
 			--kernel_args=panic=-1 ${KATOMIC_KERNEL_ARGS:+--kernel_args="$KATOMIC_KERNEL_ARGS"} \
 			${KATOMIC_QEMU_ARGS:+--qemu_args="$KATOMIC_QEMU_ARGS"} \
 			--json="$out.json" > "$out.kunit.log" 2>&1 &
@@ -522,8 +542,10 @@ run_one() {
 	if audited "$name"; then
 		audit=true
 		audit_one "$name" || true
-	else
+	elif sanitized "$name"; then
 		instr_one "$name" || true
+	elif [[ "-$name-" != *-bench-* ]]; then
+		say "[$name] no machine-code audit: scripts/audit.py has no rules for ${name%%-*}"
 	fi
 	# boot: false for an audit-only configuration, which has no vmlinux to
 	# count library calls in (-1, as for a build that failed), no console
@@ -569,7 +591,11 @@ prepare_build() {
 # Whether run audits CONFIG's machine code: not under a sanitizer, whose
 # calls hide what the code does, and not for -bench, the same build.
 sanitized() { [[ "-$1-" == *-kasan-* || "-$1-" == *-kcsan-* ]]; }
-audited() { ! sanitized "$1" && [[ "-$1-" != *-bench-* ]]; }
+# The audit knows the barriers of some architectures only (audit.py --arches).
+audited() {
+	! sanitized "$1" && [[ "-$1-" != *-bench-* ]] &&
+		[[ " $(python3 "$REPO/scripts/audit.py" --arches) " == *" ${1%%-*} "* ]]
+}
 
 # Compile OBJS in DIR as external modules against the kernel build BDIR of
 # ARCH, the log to DIR/build.log; further arguments are make options.
@@ -666,27 +692,38 @@ cmd_audit() {
 	for c in "$@"; do
 		config_args "$c" >/dev/null
 		[[ "-$c-" != *-bench-* ]] || die "audit: $c is a -bench configuration: audit ${c/-bench/}"
+		audited "$c" || sanitized "$c" || die "audit: scripts/audit.py has no rules for ${c%%-*}"
 	done
 	cmd_tree
 	mkdir -p "$RESULTS"
-	python3 "$REPO/scripts/audit.py" --selftest || die "the audit's self-test failed"
+	audit_selftest "$@"
 	for c in "$@"; do
 		if audited "$c"; then audit_one "$c" || bad=1; else instr_one "$c" || bad=1; fi
 	done
 	[ $bad -eq 0 ] || die "the machine-code audit failed (results/CONFIG.audit.log)"
 }
 
+# The audit's self-test, for the architectures whose CONFIGs it audits (their
+# toolchains assemble its fixtures).
+audit_selftest() {
+	local c sel
+	sel=$(for c in "$@"; do ! audited "$c" || echo "${c%%-*}"; done | sort -u)
+	[ -z "$sel" ] || python3 "$REPO/scripts/audit.py" --selftest $sel ||
+		die "the audit's self-test failed"
+}
+
 cmd_run() {
 	[ $# -gt 0 ] || die "run: name at least one configuration"
-	local c
+	local c audits=()
 	for c in "$@"; do config_args "$c" >/dev/null; done
 	cmd_deps "$@"
 	cmd_tree
 	mkdir -p "$RESULTS"
-	python3 "$REPO/scripts/audit.py" --selftest || die "the audit's self-test failed"
+	audit_selftest "$@"
 	for c in "$@"; do run_one "$c"; done
-	python3 "$REPO/scripts/audit.py" --table "$RESULTS/audit.md" \
-		$(for c in "$@"; do echo "$c=$RESULTS/$c.audit.json"; done)
+	# The audit's tables, if any configuration was audited.
+	for c in "$@"; do [ ! -f "$RESULTS/$c.audit.json" ] || audits+=("$c=$RESULTS/$c.audit.json"); done
+	[ ${#audits[@]} -eq 0 ] || python3 "$REPO/scripts/audit.py" --table "$RESULTS/audit.md" "${audits[@]}"
 	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@"
 }
 
@@ -756,16 +793,16 @@ stock_tree() {
 }
 
 cmd_report() {
-	local arch variant c name bench list=("$@") compilers=()
+	local arch variant c name bench list=("$@") deps=()
 	for arch in "${list[@]}"; do
-		arch_field "$arch" name >/dev/null ||
-			die "report: unknown architecture '$arch' (architectures: $(arches | paste -sd ' '))"
+		[ "$(arch_field "$arch" target 2>/dev/null)" = all ] ||
+			die "report: '$arch' is not an architecture of make report (those are: $(arches_of all | paste -sd ' '))"
 	done
-	[ ${#list[@]} -gt 0 ] || mapfile -t list < <(arches)
+	[ ${#list[@]} -gt 0 ] || mapfile -t list < <(arches_of all)
 	for arch in "${list[@]}"; do
-		compilers+=($(arch_field "$arch" compilers))
+		deps+=("$arch" $(arch_field "$arch" compilers | sed "s/[^ ]*/$arch-&/g"))
 	done
-	cmd_deps "${compilers[@]}"
+	cmd_deps "${deps[@]}"
 	cmd_tree
 	stock_tree
 	mkdir -p "$RESULTS"

@@ -8,6 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+from audit import ARCH as AUDITED
+
 
 def leaves(group, path=()):
     """Yield (name, status) for every leaf test case of a kunit.py JSON."""
@@ -158,6 +160,16 @@ def audit_summary(results, name, expected):
     return out
 
 
+def skip_reasons(log):
+    """{reason: cases} of the console's skipped cases, numbers as N (KUnit
+    marks a suite whose cases all skipped with no reason of its own)."""
+    out = {}
+    for m in re.finditer(r"^\s*ok \d+ .+? # SKIP (\S.*?)\s*$", log, re.M):
+        reason = re.sub(r"\d+", "N", m.group(1))
+        out[reason] = out.get(reason, 0) + 1
+    return out
+
+
 def summarise(results, name):
     run = json.loads((results / f"{name}.run.json").read_text())
     console = results / f"{name}.console.log"
@@ -234,6 +246,9 @@ def summarise(results, name):
                         f"(scripts/katomic.sh audit {name})")
     if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
         notes.append("QEMU hung on the reboot after the tests completed and was killed")
+    if not run.get("audit") and name.split("-")[0] not in AUDITED:
+        notes.append("no machine-code audit: scripts/audit.py has no rules for this "
+                     "architecture's barriers")
     if orphans:
         notes.append(f"{len(orphans)} objtool warnings on code outside any function "
                      "(an overridden __weak body), not counted: " + orphans[0])
@@ -258,6 +273,7 @@ def summarise(results, name):
         "litmus_runs": sum(t["runs"] for t in litmus),
         "litmus_forbidden_seen": sum(t["exists_seen"] for t in litmus if t["never"]),
         "litmus": litmus,
+        "skip_reasons": skip_reasons(log),
         "audit": audit,
     }
 
@@ -309,6 +325,10 @@ def main():
             lines.append(f"\n- {r['config']}: {p}")
         for n in r["notes"]:
             lines.append(f"\n- {r['config']} (note): {n}")
+    if any(r["skip_reasons"] for r in rows):
+        lines += ["", "| config | skipped cases: why (count) |", "|---|---|"]
+        lines += [f"| {r['config']} | " + "; ".join(f"{k} ({v})" for k, v in r["skip_reasons"].items())
+                  + " |" for r in rows if r["skip_reasons"]]
     sometimes = ["", "## Litmus tests the LKMM allows (observations, not tests)", "",
                  "| config | suite | test | outcomes (* the one asked about) |", "|---|---|---|---|"]
     for r in rows:
