@@ -170,6 +170,24 @@ def skip_reasons(log):
     return out
 
 
+def failure_causes(log):
+    """{case: the first line of its first failed expectation}, from the
+    console: KUnit prints "# ...: EXPECTATION FAILED at file:line", its
+    message, then the case's "not ok N name"."""
+    causes, cause = {}, None
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        m = re.search(r"# \S+: (?:EXPECTATION|ASSERTION) FAILED at (\S+)", line)
+        if m and cause is None:
+            nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            cause = f"{m.group(1)}: {nxt}"
+        m = re.match(r"\s*not ok \d+ (.+?)(?: # .*)?$", line)
+        if m:
+            causes.setdefault(m.group(1), cause)
+            cause = None
+    return causes
+
+
 def summarise(results, name):
     run = json.loads((results / f"{name}.run.json").read_text())
     console = results / f"{name}.console.log"
@@ -274,6 +292,8 @@ def summarise(results, name):
         "litmus_forbidden_seen": sum(t["exists_seen"] for t in litmus if t["never"]),
         "litmus": litmus,
         "skip_reasons": skip_reasons(log),
+        "failure_causes": {n: c for n, c in failure_causes(log).items()
+                           if c and any(b.rsplit(".", 1)[-1] == n for b in bad)},
         "audit": audit,
     }
 
@@ -329,6 +349,12 @@ def main():
         lines += ["", "| config | skipped cases: why (count) |", "|---|---|"]
         lines += [f"| {r['config']} | " + "; ".join(f"{k} ({v})" for k, v in r["skip_reasons"].items())
                   + " |" for r in rows if r["skip_reasons"]]
+    failures = [(r["config"], n, c) for r in rows for n, c in r["failure_causes"].items()]
+    if failures:
+        lines += ["", "| config | failed case | its first failed expectation |", "|---|---|---|"]
+        lines += [f"| {cfg} | {n} | {c} |" for cfg, n, c in failures[:40]]
+        if len(failures) > 40:
+            lines.append(f"| ... | {len(failures) - 40} more in summary.json | |")
     sometimes = ["", "## Litmus tests the LKMM allows (observations, not tests)", "",
                  "| config | suite | test | outcomes (* the one asked about) |", "|---|---|---|---|"]
     for r in rows:
