@@ -437,7 +437,7 @@ cmd_check() {
 compile_suites() {
 	local arch cross dir objs args=() bad=0
 	objs="lib/atomic_kunit.o lib/atomic_smp_tests.o"
-	for arch in $(arches_of arches); do
+	for arch in $(arches_of arches) $(arches_of compile); do
 		cross=$(cross "$arch")
 		mapfile -t args < <(arch_args "$arch")
 		dir=$WORK/build/compile-$arch
