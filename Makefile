@@ -17,7 +17,7 @@ help:
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
-	@echo "make check      every patch: checkpatch --strict, a build per architecture of test-all (scripts/arches.tsv); the suites compiled for those of test-arches"
+	@echo "make check      every patch: checkpatch --strict, a build per architecture of test-all (scripts/arches.tsv); the suites compiled for those of test-arches and sh"
 	@echo "make clean      remove the work directory and results/, but for the tracked report"
 
 test:
