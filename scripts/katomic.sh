@@ -66,7 +66,7 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   make test-all, the assembly and, where that patch's
                   Kconfig offers them, the builtins (bisectability); then,
                   on the whole series, compile the suites (W=1) for those
-                  of make test-arches, and check that they list every
+                  of make test-arches and sh, and check that they list every
                   operation of scripts/atomic/atomics.tbl
   report [ARCH...] assembly vs builtins vs the stock tree, per architecture
                   (every one of make test-all, or those named; the others'
