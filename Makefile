@@ -17,7 +17,7 @@ help:
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
-	@echo "make check      every patch: checkpatch --strict, a build per architecture of test-all (scripts/arches.tsv); the suites compiled for those of test-arches and sh"
+	@echo "make check      every patch: checkpatch --strict, W=1 builds of what it touches, no new W=1 or sparse warning there, the suites booted at each topic's end (scripts/katomic.sh --help)"
 	@echo "make clean      remove the work directory and results/, but for the tracked report"
 
 test:
@@ -33,8 +33,12 @@ test-more:
 test-arches:
 	KATOMIC_RESULTS=$(CURDIR)/results/arches $(KATOMIC) run $(OTHERS)
 
-deps tree export reset check:
+deps tree export reset:
 	$(KATOMIC) $@
+
+# FROM=N resumes at patch N.
+check:
+	$(KATOMIC) check $(FROM)
 
 report:
 	$(KATOMIC) report $(ARCHES)

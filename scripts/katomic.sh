@@ -61,13 +61,21 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   an audit-only configuration (-z10) is configured and
                   prepared (kunit.py config, make prepare), not built or
                   booted, and only audited
-  check [N]       every patch (from the Nth on): checkpatch --strict, then
-                  build the tree at that patch for every architecture of
-                  make test-all, the assembly and, where that patch's
-                  Kconfig offers them, the builtins (bisectability); then,
-                  on the whole series, compile the suites (W=1) for those
-                  of make test-arches and sh, and check that they list every
-                  operation of scripts/atomic/atomics.tbl
+  check [N]       every patch as a maintainer applies it (from the Nth on:
+                  resumes): checkpatch --strict, then a W=1 build of the
+                  configurations whose sources the patch touches (an
+                  architecture's directory: its rows, and its builtins where
+                  offered; the suites: every row; generic code: the rows of
+                  make test-all both ways), incremental, one directory per
+                  configuration under \$KATOMIC_WORK/check; no new W=1 or
+                  sparse warning in the files it touches (their objects
+                  recompiled with W=1 C=2 before and after the patch); at
+                  the end of each topic of the cover letter but the tests,
+                  the tests picked on top and booted on what the topic
+                  built; then, on the series, the suites compiled (W=1)
+                  for those of make test-arches and sh, and checked to list
+                  every operation of scripts/atomic/atomics.tbl. Per patch
+                  a line in \$KATOMIC_WORK/check/check.tsv
   report [ARCH...] assembly vs builtins vs the stock tree, per architecture
                   (every one of make test-all, or those named; the others'
                   entries are kept
@@ -376,58 +384,231 @@ libatomic_symbols() {
 		grep -cE " ($(arch_field "$arch" libcalls))\$" || true
 }
 
-# What check builds at the checked-out patch: the assembly of every
-# architecture of make test-all, and its builtins once its Kconfig offers
-# them, with clang where it offers them only with clang (riscv).
-check_configs() {
-	local a sel
-	for a in $(arches_of all); do
-		echo "$a"
-		sel=$(grep 'select ARCH_SUPPORTS_ATOMIC_BUILTINS' "$TREE/arch/$(srcarch "$a")/Kconfig") || continue
-		case $sel in
-		*CC_IS_CLANG*) echo "$a-builtins-clang" ;;
-		*) echo "$a-builtins" ;;
-		esac
-	done
+# ARCH -> its builtins configuration where the checked-out tree offers the
+# builtins on it (arch/*/Kconfig selects ARCH_SUPPORTS_ATOMIC_BUILTINS),
+# with clang where only clang gets them (riscv); only for the rows of make
+# test-all: the others are tested on their own atomics.
+builtins_config() {
+	local sel
+	[ "$(arch_field "$1" target)" = all ] || return 0
+	sel=$(grep 'select ARCH_SUPPORTS_ATOMIC_BUILTINS' "$TREE/arch/$(srcarch "$1")/Kconfig") ||
+		return 0
+	case $sel in
+	*CC_IS_CLANG*) echo "$1-builtins-clang" ;;
+	*) echo "$1-builtins" ;;
+	esac
 }
 
+# The files a patch touches (stdin) -> the configurations check builds for
+# it at the checked-out tree: an architecture's directory, its rows (with
+# their builtins where offered); the suites, every row; the builtins'
+# generic code, every builtins configuration (the rows of make test-all
+# when none offers them yet); lib/cmpxchg-emu.c, the rows whose
+# architecture selects it; anything else (generic headers, fs/, lib/), the
+# rows of make test-all, both ways. Documentation and MAINTAINERS build
+# nothing.
+patch_configs() {
+	local f a d all
+	all=$(arches_of all)
+	while read -r f; do
+		case $f in
+		MAINTAINERS|Documentation/*) ;;
+		arch/Kconfig|include/asm-generic/*builtins*.h|include/asm-generic/atomic-impl.h)
+			for a in $all; do builtins_config "$a"; done | grep . || echo "$all" ;;
+		arch/*)
+			d=${f#arch/}
+			for a in $(arches); do
+				[ "$(srcarch "$a")" != "${d%%/*}" ] || { echo "$a"; builtins_config "$a"; }
+			done ;;
+		lib/atomic_kunit*|lib/atomic_smp_tests*|lib/Makefile|lib/Kconfig.debug)
+			arches ;;
+		lib/cmpxchg-emu.c)
+			for a in $(arches); do
+				! grep -q 'select ARCH_NEED_CMPXCHG_1_EMU' \
+					"$TREE/arch/$(srcarch "$a")/Kconfig" || echo "$a"
+			done ;;
+		*)
+			for a in $all; do echo "$a"; builtins_config "$a"; done ;;
+		esac
+	done | tr ' ' '\n' | grep . | awk '!seen[$0]++'
+}
+
+# CONFIG -> kunit.py's arguments for check: before the suites exist, the
+# kunitconfig without them (kunit.py fails on an option the tree lacks).
+check_args() {
+	local list
+	list=$(config_args "$1") || exit 1
+	if ! grep -q '^config ATOMIC_KUNIT_TEST' "$TREE/lib/Kconfig.debug"; then
+		grep -v ATOMIC_KUNIT "$REPO/kunit/katomic.kunitconfig" > "$CHECK/base.kunitconfig"
+		list=${list//"$REPO/kunit/katomic.kunitconfig"/"$CHECK/base.kunitconfig"}
+	fi
+	echo "$list"
+}
+
+# CONFIG's W=1 and sparse warnings in the files FILES..., "file: message"
+# (without line numbers, which a patch moves), sorted: the objects of the
+# touched .c and .S files that CONFIG builds, and for a header the objects
+# that use the atomics most (lib/atomic64_test.c, the suites), recompiled
+# with W=1 C=2 at the tree as it is checked out.
+check_warnings() {
+	local cfg=$1 arch=${1%%-*} dir=$CHECK/${1} f o objs=() re=
+	shift
+	for f in "$@"; do
+		case $f in
+		*.[cS]) objs+=("${f%.*}.o") ;;
+		*.h) objs+=(lib/atomic64_test.o lib/atomic_kunit.o lib/atomic_smp_tests.o) ;;
+		*) continue ;;
+		esac
+		re+="${re:+|}$(sed 's/[.[\*^$]/\\&/g' <<< "$f")"
+	done
+	[ -n "$re" ] || return 0
+	# Only what this configuration builds: the object is there after a build.
+	for o in $(printf '%s\n' "${objs[@]}" | sort -u); do
+		[ -f "$dir/$o" ] || continue
+		rm -f "$dir/$o"
+		make -k -C "$TREE" O="$dir" ARCH="$(karch "$arch")" CROSS_COMPILE="$(cross "$arch")" \
+			$(check_args "$cfg" | make_options) W=1 C=2 "$o" 2>&1 || true
+	done | sed "s|^$TREE/||" | grep -E "^($re):[0-9]+:([0-9]+:)? (warning|error):" |
+		sed -E 's/:[0-9]+:([0-9]+:)? /: /' | sort -u
+}
+
+# Build CONFIG at the checked-out patch in its check directory, W=1:
+# incremental after the first time. Output to CHECK/CONFIG.log.
+check_build() {
+	local list args=()
+	list=$(check_args "$1") || exit 1
+	mapfile -t args <<< "$list"
+	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" build \
+		"${args[@]}" --make_options=W=1 --build_dir="$CHECK/$1" --jobs="$(nproc)" \
+		> "$CHECK/$1.log" 2>&1
+}
+
+# Boot the suites on CONFIG at the checked-out tree (its check directory).
+check_boot() {
+	local list args=()
+	list=$(check_args "$1") || exit 1
+	mapfile -t args <<< "$list"
+	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" run \
+		"${args[@]}" --make_options=W=1 --build_dir="$CHECK/$1" --jobs="$(nproc)" \
+		--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $(cpus "${1%%-*}")" \
+		--kernel_args=panic=-1 > "$CHECK/$1.boot.log" 2>&1
+}
+
+# The cover letter's topics: "Topic N, ... (patches A-B" -> "A B" per line.
+topics() {
+	sed -n 's/^Topic [0-9]*, .*(patches \([0-9]*\)-\([0-9]*\)[;,)].*/\1 \2/p' \
+		"$REPO/patches/0000-cover-letter.patch"
+}
+
+# make check: every patch as a maintainer applies it (from the Nth on).
+# Per patch: checkpatch --strict; a W=1 build of the configurations whose
+# sources it touches (patch_configs), incremental in one directory per
+# configuration under $WORK/check; no new W=1 or sparse warning in the files
+# it touches (check_warnings before and after it). At the last patch of each
+# topic but the last (the tests), the tests topic is picked on top and the
+# suites boot on every configuration the topic built; the tests topic's own
+# end is the series, which make test-all and test-arches boot. Then, on the
+# series: the suites compile for the rows of make test-arches and sh, and
+# list every atomic. Per patch a line of $CHECK/check.tsv: number, seconds,
+# configurations, result.
 cmd_check() {
-	local first=${1:-1} c cfg list n=0 bad=0 args=()
+	local first=${1:-1} c n=0 bad=0 t0 cfg cfgs files new res
+	local tests_first last built= tip
 	case $first in *[!0-9]*|0) die "check: N is a patch number (1 is the first)" ;; esac
-	cmd_deps $(arches) $(arches_of all | sed 's/$/-clang/')
+	PACKAGES+=" sparse" cmd_deps $(arches) $(arches_of all | sed 's/$/-clang/')
 	cmd_tree
-	trap 'tree_git checkout -q katomic' EXIT
+	CHECK=$WORK/check
+	mkdir -p "$CHECK"
+	tip=$(tree_git rev-parse HEAD)
+	[ -n "$(topics)" ] || die "check: the cover letter names no topics ('Topic N, ... (patches A-B')"
+	read -r tests_first last < <(topics | tail -1)
+	[ "$last" -eq "$(tree_git rev-list --count pristine..HEAD)" ] ||
+		die "check: the last topic ends at patch $last, the series has $(tree_git rev-list --count pristine..HEAD)"
+	trap 'tree_git checkout -q -f katomic' EXIT
+	if [ "$first" -gt 1 ]; then
+		# Resumed: what the current topic built so far, for its boot.
+		built=$(topics | awk -v n="$first" '$1 <= n && n <= $2 { print $1 }' |
+			xargs -I{} awk -F'\t' -v a={} -v n="$first" \
+			'$1 >= a && $1 < n && $4 == "ok" { print $3 }' "$CHECK/check.tsv")
+	else
+		: > "$CHECK/check.tsv"
+	fi
 	for c in $(tree_git rev-list --reverse pristine..HEAD); do
 		n=$((n + 1))
 		[ $n -ge "$first" ] || continue
-		say "$(tree_git log -1 --format='%h %s' "$c")"
-		# The tree has no upstream history to look up the commits that
-		# Fixes: tags and messages cite.
+		t0=$SECONDS res=ok
+		say "[$n/$last] $(tree_git log -1 --format='%h %s' "$c")"
 		if ! tree_git format-patch -1 --stdout "$c" |
 		     (cd "$TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --quiet \
-			--ignore UNKNOWN_COMMIT_ID -); then
-			bad=1
+			--ignore UNKNOWN_COMMIT_ID - 2>/dev/null); then
+			res="checkpatch" bad=1
 		fi
-		tree_git checkout -q "$c"
-		for cfg in $(check_configs); do
-			list=$(config_args "$cfg") || exit 1
-			mapfile -t args <<< "$list"
-			if ! python3 "$TREE/tools/testing/kunit/kunit.py" build "${args[@]}" \
-			     --build_dir="$(build_dir "$cfg")" --jobs="$(nproc)" \
-			     > "$WORK/check.log" 2>&1; then
-				say "  $cfg: build FAILED (log: $WORK/check.log)"
-				bad=1
-			else
-				say "  $cfg: builds"
-			fi
+		mapfile -t files < <(tree_git diff-tree --no-commit-id --name-only -r "$c")
+		tree_git checkout -q "$c^"
+		cfgs=$(printf '%s\n' "${files[@]}" | patch_configs)
+		for cfg in $cfgs; do
+			[ ! -d "$CHECK/$cfg" ] || check_warnings "$cfg" "${files[@]}" > "$CHECK/$cfg.before"
 		done
+		tree_git checkout -q "$c"
+		for cfg in $cfgs; do
+			if ! check_build "$cfg"; then
+				say "  $cfg: build FAILED (log: $CHECK/$cfg.log)"
+				res="build" bad=1
+				continue
+			fi
+			check_warnings "$cfg" "${files[@]}" > "$CHECK/$cfg.after"
+			touch "$CHECK/$cfg.before"
+			new=$(comm -13 "$CHECK/$cfg.before" "$CHECK/$cfg.after")
+			if [ -n "$new" ]; then
+				say "  $cfg: builds, new warnings:"
+				sed 's/^/katomic:     /' <<< "$new"
+				res="warnings" bad=1
+			else
+				say "  $cfg: builds, no new W=1 or sparse warning in the files it touches"
+			fi
+			built+=" $cfg"
+		done
+		printf '%d\t%d\t%s\t%s\n' $n $((SECONDS - t0)) "$(echo $cfgs)" $res >> "$CHECK/check.tsv"
+		if [ $n -lt "$tests_first" ] && topics | grep -q " $n\$"; then
+			check_topic_boot "$n" "$tests_first" "$tip" $built || bad=1
+			built=
+		fi
 	done
 	tree_git checkout -q katomic
 	say "the series: the suites on more architectures, the list of atomics"
 	compile_suites || bad=1
 	atomics_listed || bad=1
-	[ $bad -eq 0 ] || die "some patches are not clean or do not build"
-	say "every patch is checkpatch-clean and builds; the suites compile everywhere"
+	say "per patch: $CHECK/check.tsv; $SECONDS s in all"
+	[ $bad -eq 0 ] || die "some patches are not clean, do not build, warn or fail"
+	say "every patch is checkpatch-clean, builds without a new warning, and each topic passes the suites"
+}
+
+# At topic end N: the tests topic (TESTS_FIRST to the tip TIP) picked on top,
+# the suites booted on each configuration built (a builtins one only where
+# it needs its own compiler: every boot tests both implementations).
+check_topic_boot() {
+	local n=$1 tests_first=$2 tip=$3 cfg res bad=0
+	shift 3
+	say "[$n] end of a topic: the suites of patches $tests_first-on on top, booted"
+	tree_git checkout -q --detach
+	if ! tree_git cherry-pick -q "$(tree_git rev-list --reverse pristine.."$tip" |
+	     sed -n "${tests_first}p")^..$tip" > "$CHECK/pick.log" 2>&1; then
+		tree_git cherry-pick --abort >/dev/null 2>&1 || true
+		say "  the tests do not apply on patch $n (log: $CHECK/pick.log)"
+		return 1
+	fi
+	for cfg in $(printf '%s\n' "$@" | sed 's/-builtins$//' | awk '!seen[$0]++'); do
+		[ "$(arch_field "${cfg%%-*}" target)" != compile ] || continue
+		local t0=$SECONDS res=ok
+		if check_boot "$cfg" && grep -q 'Testing complete' "$CHECK/$cfg.boot.log"; then
+			say "  $cfg: $(grep -m1 -o 'Testing complete.*' "$CHECK/$cfg.boot.log")"
+		else
+			say "  $cfg: FAILED (log: $CHECK/$cfg.boot.log)"
+			res=FAILED bad=1
+		fi
+		printf '%d\t%d\t%s\tboot %s\n' "$n" $((SECONDS - t0)) "$cfg" $res >> "$CHECK/check.tsv"
+	done
+	return $bad
 }
 
 # The suites compiled with W=1 for the architectures of make test-arches:
