@@ -401,7 +401,9 @@ builtins_config() {
 
 # The files a patch touches (stdin) -> the configurations check builds for
 # it at the checked-out tree: an architecture's directory, its rows (with
-# their builtins where offered); the suites, every row; the builtins'
+# their builtins where offered); the suites, lib/Makefile and
+# lib/Kconfig.debug, every row (each builds the suites on both
+# implementations where it offers both); the builtins
 # generic code, every builtins configuration (the rows of make test-all
 # when none offers them yet); lib/cmpxchg-emu.c, the rows whose
 # architecture selects it; anything else (generic headers, fs/, lib/), the
