@@ -447,11 +447,11 @@ check_args() {
 	echo "$list"
 }
 
-# CONFIG's W=1 and sparse warnings in the files FILES..., "file: message"
-# (without line numbers, which a patch moves), sorted: the objects of the
-# touched .c and .S files that CONFIG builds, and for a header the objects
-# that use the atomics most (lib/atomic64_test.c, the suites), recompiled
-# with W=1 C=2 at the tree as it is checked out.
+# CONFIG's W=1 and sparse warnings in the files FILES..., "file:line:
+# message", sorted: the objects of the touched .c and .S files that CONFIG
+# builds, and for a header the objects that use the atomics most
+# (lib/atomic64_test.c, the suites), recompiled with W=1 C=2 at the tree as
+# it is checked out.
 check_warnings() {
 	local cfg=$1 arch=${1%%-*} dir=$CHECK/${1} f o objs=() re=
 	shift
@@ -471,7 +471,23 @@ check_warnings() {
 		make -k -C "$TREE" O="$dir" ARCH="$(karch "$arch")" CROSS_COMPILE="$(cross "$arch")" \
 			$(check_args "$cfg" | make_options) W=1 C=2 "$o" 2>&1 || true
 	done | sed "s|^$TREE/||" | grep -E "^($re):[0-9]+:([0-9]+:)? (warning|error):" |
-		sed -E 's/:[0-9]+:([0-9]+:)? /: /' | sort -u
+		sed -E 's/^([^:]*:[0-9]+):([0-9]+:)? /\1: /' | sort -u
+}
+
+# The warnings of AFTER (check_warnings at patch C) that are new: their file
+# and message are not in BEFORE (the same at C's parent), and they are on a
+# line that C adds. (Before a build fix, a file that did not compile had no
+# warnings: the upstream ones it has are not the patch's.)
+new_warnings() {
+	tree_git diff -U0 "$3^" "$3" |
+		awk '/^\+\+\+ b\// { f = substr($2, 3) }
+		     /^@@/ { split(substr($3, 2), a, ","); n = a[2] == "" ? 1 : a[2]
+			     for (i = 0; i < n; i++) print f ":" a[1] + i }' > "$CHECK/added"
+	awk 'function key(s) { sub(/:[0-9]+: /, ": ", s); return s }
+	     FILENAME == ARGV[1] { added[$0] = 1; next }
+	     FILENAME == ARGV[2] { old[key($0)] = 1; next }
+	     { split($0, w, ": "); if (!(key($0) in old) && w[1] in added) print }' \
+		"$CHECK/added" "$1" "$2"
 }
 
 # Build CONFIG at the checked-out patch in its check directory, W=1:
@@ -560,7 +576,7 @@ cmd_check() {
 			fi
 			check_warnings "$cfg" "${files[@]}" > "$CHECK/$cfg.after"
 			touch "$CHECK/$cfg.before"
-			new=$(comm -13 "$CHECK/$cfg.before" "$CHECK/$cfg.after")
+			new=$(new_warnings "$CHECK/$cfg.before" "$CHECK/$cfg.after" "$c")
 			if [ -n "$new" ]; then
 				say "  $cfg: builds, new warnings:"
 				sed 's/^/katomic:     /' <<< "$new"
