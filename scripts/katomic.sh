@@ -104,6 +104,8 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   code, it counts instead the sanitizer calls in the
                   probe's functions, raw_ and instrumented, on both
                   implementations (results/CONFIG.instr.json)
+  args CONFIG...  the kunit.py arguments of each configuration, as run passes
+                  them (and fails on a name it would refuse)
   configs [more|arches]
                   list the test matrix's configurations (make test-all):
                   ARCH of every architecture whose target is all, then
@@ -360,6 +362,19 @@ config_args() {
 	[ "$(KATOMIC_SMP= cpus "$arch")" -eq 1 ] || echo "--kunitconfig=$REPO/kunit/smp.kunitconfig"
 }
 
+# CONFIG... -> the kunit.py arguments run passes for each (one per line,
+# a blank line between configurations), or an error for a bad name.
+cmd_args() {
+	[ $# -gt 0 ] || die "args: name at least one configuration"
+	local c out first=1
+	for c in "$@"; do
+		out=$(config_args "$c") || exit 1
+		[ $first = 1 ] || echo
+		echo "$out"
+		first=0
+	done
+}
+
 # kunit.py arguments on stdin -> the make options among them (LLVM=...).
 make_options() { sed -n 's/^--make_options=//p'; }
 
@@ -544,10 +559,14 @@ cmd_check() {
 		die "check: the last topic ends at patch $last, the series has $(tree_git rev-list --count pristine..HEAD)"
 	trap 'tree_git checkout -q -f katomic' EXIT
 	if [ "$first" -gt 1 ]; then
-		# Resumed: what the current topic built so far, for its boot.
+		# Resumed: what the current topic built so far, for its boot, and
+		# the lines of the patches before the Nth.
+		touch "$CHECK/check.tsv"
 		built=$(topics | awk -v n="$first" '$1 <= n && n <= $2 { print $1 }' |
 			xargs -I{} awk -F'\t' -v a={} -v n="$first" \
-			'$1 >= a && $1 < n && $4 == "ok" { print $3 }' "$CHECK/check.tsv")
+			'$1 >= a && $1 < n && $4 !~ /^boot/ && $4 != "build" { print $3 }' "$CHECK/check.tsv")
+		awk -F'\t' -v n="$first" '$1 < n' "$CHECK/check.tsv" > "$CHECK/check.tsv.new"
+		mv "$CHECK/check.tsv.new" "$CHECK/check.tsv"
 	else
 		: > "$CHECK/check.tsv"
 	fi
@@ -562,8 +581,10 @@ cmd_check() {
 			res="checkpatch" bad=1
 		fi
 		mapfile -t files < <(tree_git diff-tree --no-commit-id --name-only -r "$c")
-		tree_git checkout -q "$c^"
+		# What the patch offers (a builtins select) counts: at the patch.
+		tree_git checkout -q "$c"
 		cfgs=$(printf '%s\n' "${files[@]}" | patch_configs)
+		tree_git checkout -q "$c^"
 		for cfg in $cfgs; do
 			[ ! -d "$CHECK/$cfg" ] || check_warnings "$cfg" "${files[@]}" > "$CHECK/$cfg.before"
 		done
@@ -904,6 +925,14 @@ cmd_audit() {
 
 # The audit's self-test, for the architectures whose CONFIGs it audits (their
 # toolchains assemble its fixtures).
+# The harness's own tests (scripts/test_harness.py, seconds): the summary's
+# checks on recorded results, configuration names, scripts/arches.tsv.
+harness_selftest() {
+	say "the harness's own tests"
+	python3 "$REPO/scripts/test_harness.py" > "$WORK/harness.log" 2>&1 ||
+		die "the harness's own tests failed: $(tail -3 "$WORK/harness.log")"
+}
+
 audit_selftest() {
 	local c sel
 	sel=$(for c in "$@"; do ! audited "$c" || echo "${c%%-*}"; done | sort -u)
@@ -918,6 +947,7 @@ cmd_run() {
 	cmd_deps "$@"
 	cmd_tree
 	mkdir -p "$RESULTS"
+	harness_selftest
 	audit_selftest "$@"
 	for c in "$@"; do run_one "$c"; done
 	# The audit's tables, if any configuration was audited.
@@ -1040,7 +1070,7 @@ cmd_report() {
 }
 
 case ${1:-} in
-deps|tree|export|reset|check|configs|report|audit) c=$1; shift; "cmd_$c" "$@" ;;
+deps|tree|export|reset|check|configs|report|audit|args) c=$1; shift; "cmd_$c" "$@" ;;
 run) shift; cmd_run "$@" ;;
 -h|--help|help|"") usage ;;
 *) usage >&2; exit 2 ;;
