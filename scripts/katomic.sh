@@ -473,7 +473,8 @@ check_warnings() {
 	for f in "$@"; do
 		case $f in
 		*.[cS]) objs+=("${f%.*}.o") ;;
-		*.h) objs+=(lib/atomic64_test.o lib/atomic_kunit.o lib/atomic_smp_tests.o) ;;
+		*.h) objs+=(lib/atomic64_test.o lib/atomic_kunit.o lib/atomic_other_kunit.o
+			    lib/atomic_smp_tests.o lib/atomic_smp_tests_other.o) ;;
 		*) continue ;;
 		esac
 		re+="${re:+|}$(sed 's/[.[\*^$]/\\&/g' <<< "$f")"
@@ -481,7 +482,8 @@ check_warnings() {
 	[ -n "$re" ] || return 0
 	# Only what this configuration builds: the object is there after a build.
 	for o in $(printf '%s\n' "${objs[@]}" | sort -u); do
-		[ -f "$dir/$o" ] || continue
+		[ -f "$dir/$o" ] && { [ -f "$TREE/${o%.o}.c" ] || [ -f "$TREE/${o%.o}.S" ]; } ||
+			continue
 		rm -f "$dir/$o"
 		make -k -C "$TREE" O="$dir" ARCH="$(karch "$arch")" CROSS_COMPILE="$(cross "$arch")" \
 			$(check_args "$cfg" | make_options) W=1 C=2 "$o" 2>&1 || true
@@ -527,10 +529,12 @@ check_boot() {
 		--kernel_args=panic=-1 > "$CHECK/$1.boot.log" 2>&1
 }
 
-# The cover letter's topics: "Topic N, ... (patches A-B" -> "A B" per line.
+# The cover letter's topics (the branch description, paragraphs unfolded):
+# "Topic N, ... (patches A-B" -> "A B" per line.
 topics() {
-	sed -n 's/^Topic [0-9]*, .*(patches \([0-9]*\)-\([0-9]*\)[;,)].*/\1 \2/p' \
-		"$REPO/patches/0000-cover-letter.patch"
+	tree_git config branch.katomic.description |
+		awk 'BEGIN { RS = "" } { gsub(/\n/, " "); print }' |
+		sed -n 's/^Topic [0-9]*, [^(]*(patches \([0-9]*\)-\([0-9]*\)[;,)].*/\1 \2/p'
 }
 
 # make check: every patch as a maintainer applies it (from the Nth on).
@@ -553,10 +557,12 @@ cmd_check() {
 	CHECK=$WORK/check
 	mkdir -p "$CHECK"
 	tip=$(tree_git rev-parse HEAD)
-	[ -n "$(topics)" ] || die "check: the cover letter names no topics ('Topic N, ... (patches A-B')"
+	# The topics must cover the series, one after the other.
+	topics | awk -v n="$(tree_git rev-list --count pristine..HEAD)" '
+		$1 != next_ + 1 || $2 < $1 { bad = 1 } { next_ = $2 }
+		END { exit bad || next_ != n }' BEGIN_next_=0 ||
+		die "check: the cover letter's topics ('Topic N, ... (patches A-B') do not cover patches 1-$(tree_git rev-list --count pristine..HEAD) in order: $(topics | paste -sd ' ')"
 	read -r tests_first last < <(topics | tail -1)
-	[ "$last" -eq "$(tree_git rev-list --count pristine..HEAD)" ] ||
-		die "check: the last topic ends at patch $last, the series has $(tree_git rev-list --count pristine..HEAD)"
 	trap 'tree_git checkout -q -f katomic' EXIT
 	if [ "$first" -gt 1 ]; then
 		# Resumed: what the current topic built so far, for its boot, and
@@ -586,6 +592,7 @@ cmd_check() {
 		cfgs=$(printf '%s\n' "${files[@]}" | patch_configs)
 		tree_git checkout -q "$c^"
 		for cfg in $cfgs; do
+			rm -f "$CHECK/$cfg.before"
 			[ ! -d "$CHECK/$cfg" ] || check_warnings "$cfg" "${files[@]}" > "$CHECK/$cfg.before"
 		done
 		tree_git checkout -q "$c"
