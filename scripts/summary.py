@@ -188,7 +188,22 @@ def failure_causes(log):
     return causes
 
 
+def missing(name):
+    """A configuration whose results are not there: its job did not run, or
+    its artefacts are lost (a CI merge job)."""
+    return {"config": name, "missing": True, "notes": [], "ok": False, "seconds": 0,
+            "passed": 0, "failed": 0, "skipped": 0, "boot": False, "atomic64_test": False, "libatomic_symbols": None,
+            "problems": [f"no results ({name}.run.json): the run did not happen or its "
+                         "results were lost"],
+            "failed_cases": [], "instrumentation": None, "stress_operations": {},
+            "stress_retries": {}, "stress_from_interrupts": {}, "stress_failed": 0,
+            "litmus_runs": 0, "litmus_forbidden_seen": 0, "litmus": [], "skip_reasons": {},
+            "failure_causes": {}, "audit": {}}
+
+
 def summarise(results, name):
+    if not (results / f"{name}.run.json").exists():
+        return missing(name)
     run = json.loads((results / f"{name}.run.json").read_text())
     console = results / f"{name}.console.log"
     log = console.read_text(errors="replace") if console.exists() else ""
@@ -298,6 +313,12 @@ def summarise(results, name):
     }
 
 
+def atomic64_cell(r):
+    if r["atomic64_test"]:
+        return "passed"
+    return "-" if r["boot"] else "no results" if r.get("missing") else "audit only"
+
+
 def main():
     results = Path(sys.argv[1])
     rows = [summarise(results, name) for name in sys.argv[2:]]
@@ -306,7 +327,7 @@ def main():
     for r in rows:
         lines.append(f"| {r['config']} | {'PASS' if r['ok'] else 'FAIL'} | {r['passed']} | "
                      f"{r['failed']} | {r['skipped']} | "
-                     f"{'passed' if r['atomic64_test'] else '-' if r['boot'] else 'audit only'} | "
+                     f"{atomic64_cell(r)} | "
                      f"{r['seconds']} s |")
     lines += ["", "| config | stress operations | and from interrupts |"
               " compare-and-swap retries | failed stress cases | litmus runs |"

@@ -265,6 +265,13 @@ class Recorded(unittest.TestCase):
             sys.argv = argv
         return rc, (self.dir / "summary.md").read_text()
 
+    def test_missing_results(self):
+        self.path("riscv64", "run.json").unlink()
+        self.assertFails("riscv64", "no results (riscv64.run.json)")
+        rc, md = self.main(*RECORDED)
+        self.assertEqual(rc, 1)
+        self.assertIn("| riscv64 | FAIL | 0 | 0 | 0 | no results | 0 s |", md)
+
     def test_exit_status(self):
         self.assertEqual(self.main(*RECORDED)[0], 0)
         self.edit_json("riscv64", "run.json", lambda d: d.update(rc=137))
