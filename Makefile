@@ -9,7 +9,7 @@ OTHERS := $(shell $(KATOMIC) configs arches)
 
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
-	@echo "make test-all   the full matrix: $(CONFIGS) (-z10: configured and audited only, no build or boot)"
+	@echo "make test-all   the full matrix: $(CONFIGS) (-z10: configured and audited only, no build or boot); make -j N: N at once"
 	@echo "make test-more  what test-all's 60 minutes leave out: $(MORE)"
 	@echo "make test-arches the other architectures kunit.py boots in QEMU, on their own atomics: $(OTHERS) (results/arches/)"
 	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some (~45 min each cold)"
@@ -32,6 +32,9 @@ test-more:
 # Their own summary: test-all's stays in results/.
 test-arches:
 	KATOMIC_RESULTS=$(CURDIR)/results/arches $(KATOMIC) run $(OTHERS)
+
+# make -j N test-all (test-more, test-arches): N configurations at once,
+# the cores shared out; scripts/katomic.sh reads N from MAKEFLAGS.
 
 deps tree export reset:
 	$(KATOMIC) $@

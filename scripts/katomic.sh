@@ -10,6 +10,11 @@ TARBALL=${KATOMIC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 RESULTS=${KATOMIC_RESULTS:-$REPO/results}
 BOOT_TIMEOUT=${KATOMIC_BOOT_TIMEOUT:-600}	# seconds QEMU may run
 BUILD_TIMEOUT=${KATOMIC_BUILD_TIMEOUT:-1800}	# seconds for build + boot
+JOBS=$(nproc)	# make -j of a build; run -P N shares the cores out
+# Under make -j N (make -j 4 test-all), run's N; the kernel's own makes get
+# their -j from kunit.py, not the jobserver of ours.
+MAKE_PARALLEL=$(sed -n 's/.* -j\([0-9][0-9]*\).*/\1/p' <<< " ${MAKEFLAGS:-}")
+unset MAKEFLAGS MFLAGS
 TREE=$WORK/linux
 STATE=$WORK/tree.state
 ARCHES=$REPO/scripts/arches.tsv
@@ -57,7 +62,10 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   a tree with unexported commits is left as it is)
   export          write the tree's commits since 'pristine' back to patches/
   reset           throw the tree's local work away and re-apply patches/
-  run CONFIG...   build and boot each configuration, keep results, summarise;
+  run [-P N] CONFIG...
+                  build and boot each configuration, keep results, summarise
+                  (-P N: N configurations at once, each with 1/N of the
+                  cores; make -j N test-all is -P N);
                   an audit-only configuration (-z10) is configured and
                   prepared (kunit.py config, make prepare), not built or
                   booted, and only audited
@@ -104,6 +112,9 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   code, it counts instead the sanitizer calls in the
                   probe's functions, raw_ and instrumented, on both
                   implementations (results/CONFIG.instr.json)
+  summary CONFIG... the summary of those configurations' results in
+                  \$KATOMIC_RESULTS, however they got there (the CI
+                  pipeline's merge job); fails as run would
   args CONFIG...  the kunit.py arguments of each configuration, as run passes
                   them (and fails on a name it would refuse)
   configs [more|arches]
@@ -750,7 +761,7 @@ run_one() {
 	else
 		say "[$name] build and boot (log: $out.kunit.log)"
 		timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" run \
-			"${args[@]}" --build_dir="$bdir" --jobs="$(nproc)" \
+			"${args[@]}" --build_dir="$bdir" --jobs="$JOBS" \
 			--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $(cpus "${name%%-*}")" \
 			--kernel_args=panic=-1 ${KATOMIC_KERNEL_ARGS:+--kernel_args="$KATOMIC_KERNEL_ARGS"} \
 			${KATOMIC_QEMU_ARGS:+--qemu_args="$KATOMIC_QEMU_ARGS"} \
@@ -812,7 +823,7 @@ prepare_build() {
 	say "[$name] make prepare"
 	timeout -k 30 $((BUILD_TIMEOUT - (SECONDS - t0))) \
 		make -s -C "$TREE" O="$bdir" ARCH="$(karch "$arch")" CROSS_COMPILE="$(cross "$arch")" \
-		$(make_options <<< "$list") -j"$(nproc)" prepare >> "$log" 2>&1
+		$(make_options <<< "$list") -j"$JOBS" prepare >> "$log" 2>&1
 }
 
 # Whether run audits CONFIG's machine code: not under a sanitizer, whose
@@ -948,16 +959,41 @@ audit_selftest() {
 }
 
 cmd_run() {
+	local c parallel=${MAKE_PARALLEL:-1}
+	if [ "${1:-}" = -P ]; then
+		[ $# -ge 2 ] || die "run: -P takes a number of configurations"
+		parallel=$2
+		shift 2
+	fi
+	case $parallel in ''|0|*[!0-9]*) die "run: -P takes a number of configurations, not '$parallel'" ;; esac
 	[ $# -gt 0 ] || die "run: name at least one configuration"
-	local c audits=()
 	for c in "$@"; do config_args "$c" >/dev/null; done
 	cmd_deps "$@"
 	cmd_tree
 	mkdir -p "$RESULTS"
 	harness_selftest
 	audit_selftest "$@"
-	for c in "$@"; do run_one "$c"; done
-	# The audit's tables, if any configuration was audited.
+	if [ "$parallel" -eq 1 ]; then
+		for c in "$@"; do run_one "$c"; done
+	else
+		# N at once, each with its share of the cores.
+		JOBS=$(( $(nproc) / parallel > 0 ? $(nproc) / parallel : 1 ))
+		say "$# configurations, $parallel at once, $JOBS cores each"
+		for c in "$@"; do
+			while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+			run_one "$c" &
+		done
+		wait
+	fi
+	cmd_summary "$@"
+}
+
+# The summary of CONFIG... from the results in $RESULTS (also of runs on
+# other machines, as the CI pipeline's merge job does): the audit's tables,
+# results/summary.{md,json}; fails unless every one of them passed.
+cmd_summary() {
+	local c audits=()
+	[ $# -gt 0 ] || die "summary: name at least one configuration"
 	for c in "$@"; do [ ! -f "$RESULTS/$c.audit.json" ] || audits+=("$c=$RESULTS/$c.audit.json"); done
 	[ ${#audits[@]} -eq 0 ] || python3 "$REPO/scripts/audit.py" --table "$RESULTS/audit.md" "${audits[@]}"
 	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@"
@@ -1077,7 +1113,7 @@ cmd_report() {
 }
 
 case ${1:-} in
-deps|tree|export|reset|check|configs|report|audit|args) c=$1; shift; "cmd_$c" "$@" ;;
+deps|tree|export|reset|check|configs|report|audit|args|summary) c=$1; shift; "cmd_$c" "$@" ;;
 run) shift; cmd_run "$@" ;;
 -h|--help|help|"") usage ;;
 *) usage >&2; exit 2 ;;

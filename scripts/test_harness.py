@@ -13,6 +13,7 @@ Plain unittest, a few seconds: python3 scripts/test_harness.py [-v]"""
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -272,6 +273,18 @@ class Recorded(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("| riscv64 | FAIL | 0 | 0 | 0 | no results | 0 s |", md)
 
+    def test_merge(self):
+        """katomic.sh summary, the CI pipeline's merge job: results of runs
+        elsewhere, a failure when one configuration's are missing."""
+        env = {"KATOMIC_RESULTS": str(self.dir)}
+        self.assertEqual(katomic("summary", *RECORDED, env=env).returncode, 0)
+        self.assertTrue((self.dir / "audit.md").exists())
+        for f in self.dir.glob("riscv64.*"):
+            f.unlink()
+        r = katomic("summary", *RECORDED, env=env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("riscv64: no results", r.stdout)
+
     def test_exit_status(self):
         self.assertEqual(self.main(*RECORDED)[0], 0)
         self.edit_json("riscv64", "run.json", lambda d: d.update(rc=137))
@@ -280,8 +293,9 @@ class Recorded(unittest.TestCase):
         self.assertIn("| riscv64 | FAIL |", md)
 
 
-def katomic(*args):
-    return subprocess.run(["bash", str(KATOMIC), *args], capture_output=True, text=True)
+def katomic(*args, env=None):
+    return subprocess.run(["bash", str(KATOMIC), *args], capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})))
 
 
 class Configurations(unittest.TestCase):
@@ -307,6 +321,16 @@ class Configurations(unittest.TestCase):
                 self.assertNotEqual(r.returncode, 0)
                 self.assertIn(error, r.stderr)
                 self.assertEqual(r.stdout, "")
+
+    def test_parallel_refused(self):
+        # Were it not refused, the run would stop at once at a tarball and
+        # a work directory that are not there.
+        env = {"KATOMIC_WORK": "/nonexistent/katomic", "KATOMIC_TARBALL": "/nonexistent.tar.xz"}
+        for p in ("0", "x", ""):
+            with self.subTest(p=p):
+                r = katomic("run", "-P", p, "s390x", env=env)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertIn("-P takes a number of configurations", r.stderr)
 
     def test_matrix(self):
         """Every configuration of the three matrices is a valid name."""
