@@ -294,8 +294,12 @@ cmd_export() {
 	tree_git format-patch -q --cover-letter "${desc[@]}" --zero-commit \
 		--no-signature --base=pristine -o "$REPO/patches" pristine..HEAD
 	# The pristine commit is local: name the tarball instead of its hash.
+	# The cover letter is dated as the last patch, not now: an unchanged
+	# series exports to the same files.
 	sed -i "s/^base-commit: .*/base-commit: Debian linux-source $(tree_version)/" \
 		"$REPO"/patches/*.patch
+	sed -i "1,/^Date: /s/^Date: .*/Date: $(tree_git log -1 --format=%aD)/" \
+		"$REPO"/patches/0000-cover-letter.patch
 	printf 'tarball=%s\nseries=%s\nhead=%s\n' "$(tarball_id)" "$(series_id)" \
 		"$(tree_git rev-parse HEAD)" > "$STATE"
 	say "exported $n patches to patches/"
