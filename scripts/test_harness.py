@@ -6,7 +6,8 @@ make test-all of 2026-12-05: s390x, riscv64 with GCC, which offers only the
 assembly, s390x-builtins-kasan, the audit-only s390x-z10, and
 arm64-builtins-llsc-clang, where C11's relaxed accesses lose cases); the
 configuration names katomic.sh accepts and refuses; scripts/arches.tsv as
-katomic.sh and report.py read it; the summary's C11 column.
+katomic.sh and report.py read it; the CI pipeline made of it; the
+summary's C11 column.
 
 Plain unittest, a few seconds: python3 scripts/test_harness.py [-v]"""
 
@@ -339,6 +340,33 @@ class Configurations(unittest.TestCase):
             self.assertTrue(names)
             r = katomic("args", *names)
             self.assertEqual(r.returncode, 0, r.stderr)
+
+
+class Pipeline(unittest.TestCase):
+    def test_up_to_date(self):
+        """.gitlab-ci.yml is what katomic.sh gitlab-ci makes of arches.tsv."""
+        r = katomic("gitlab-ci")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual((HERE.parent / ".gitlab-ci.yml").read_text(), r.stdout,
+                         "run: scripts/katomic.sh gitlab-ci > .gitlab-ci.yml")
+
+    def test_jobs(self):
+        """A job per configuration of each matrix, and a merge job per
+        matrix that needs all of them and summarises exactly them."""
+        r = katomic("gitlab-ci")
+        jobs = {}
+        for block in r.stdout.split("\n\n"):
+            name = block.split(":", 1)[0]
+            if not name.startswith(("#", " ", ".", "stages", "default")):
+                jobs[name] = block
+        for matrix in ("", "more", "arches"):
+            configs = katomic("configs", *([matrix] if matrix else [])).stdout.split()
+            merge = jobs[f"test-{matrix or 'all'}"]
+            for c in configs:
+                self.assertIn(f"    CONFIG: {c}\n", jobs[c])
+                self.assertIn(f"    - job: {c}\n", merge)
+            self.assertIn("scripts/katomic.sh summary " + " ".join(configs) + "\n", merge)
+            self.assertEqual(merge.count("- job: "), len(configs))
 
 
 class ArchesTable(unittest.TestCase):
