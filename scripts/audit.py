@@ -1370,6 +1370,21 @@ def paths(f, limit=4000):
     return out
 
 
+def executed(f):
+    """The instructions an uncontended call executes: the shortest path from
+    entry to return that takes no loop twice (a compare-and-swap or LL/SC
+    that succeeds at once) and, where the function writes memory other
+    than its stack, does (a cmpxchg() that succeeds); None without such a
+    path within paths()' limit."""
+    def writes(k):
+        a = f.insns[k].acc
+        return a and not a.stack and a.kind in ("store", "update", "rmw", "sx")
+    every = paths(f)
+    store = any(writes(k) for k in range(len(f.insns)))
+    runs = [len(p) for p in every if not store or any(writes(k) for k in p)]
+    return min(runs) if runs else None
+
+
 def at(f, k, name, may=True):
     """Whether the access at k is to the location name ('sym' or 'sym+off');
     with may, also a selected address that may be it."""
@@ -1549,9 +1564,11 @@ def audit_worries(arch, prefix, directory, kconfig=None):
 
 
 def verdict(arch, fn, insns, alts, order, conditional, primitive, kconfig=None):
-    """(problems, costs, LL/SC loops or None) of fn as compiled and, if it has
-    alternatives, as patched with all of them (arm64: LSE in place of
-    LL/SC); the loops are counted as compiled."""
+    """(problems, costs, LL/SC loops or None, instructions executed) of fn as
+    compiled and, if it has alternatives, as patched with all of them
+    (arm64: LSE in place of LL/SC, as the boot patches it on an LSE CPU);
+    the loops are counted as compiled, the instructions an uncontended
+    call executes (executed()) as patched."""
     problems, costs, views, llsc = [], [], [("", insns)], None
     alt, notes = patched(insns, alts)
     if alt:
@@ -1569,7 +1586,8 @@ def verdict(arch, fn, insns, alts, order, conditional, primitive, kconfig=None):
                     "inside": [f"'{I[k].text}' at {I[k].addr:x}" for k, _ in inside]}
         problems += [view + x for x in p] + [x for x in bad if x not in problems]
         costs += [view + x for x in c]
-    return problems + notes, costs, llsc
+        runs = executed(f)
+    return problems + notes, costs, llsc, runs
 
 
 def audit_ordering(arch, prefix, directory, kconfig=None):
@@ -1590,10 +1608,10 @@ def audit_ordering(arch, prefix, directory, kconfig=None):
                                                       "macro is not defined"])
                 rows.append(row)
                 continue
-            problems, costs, llsc = verdict(arch, fn, funcs[fn], alts, order, cond == "yes",
-                                            primitive, kconfig)
+            problems, costs, llsc, runs = verdict(arch, fn, funcs[fn], alts, order,
+                                                  cond == "yes", primitive, kconfig)
             row.update(verdict="fail" if problems else "cost" if costs else "pass",
-                       reasons=problems + costs)
+                       reasons=problems + costs, insns=len(funcs[fn]), executed=runs)
             if not offered(impl, kconfig):
                 row["offered"] = False      # audited, and fails no run
             if llsc is not None:
@@ -1606,7 +1624,8 @@ def audit_ordering(arch, prefix, directory, kconfig=None):
 # fragment of the complaint, None where the code is right and must pass,
 # optionally the options of the build, as DIR/kconfig gives them).
 # A check is an ordering (full, before, after, acquire, release, relaxed; "?" marks a conditional
-# op; the LL/SC rule is part of it), loops=N (the LL/SC loops counted) or a
+# op; the LL/SC rule is part of it), loops=N (the LL/SC loops counted),
+# executed=N (the instructions an uncontended call executes) or a
 # worries.tsv rule.
 Z10 = {"CONFIG_HAVE_MARCH_Z10_FEATURES"}
 Z196 = Z10 | {"CONFIG_HAVE_MARCH_Z196_FEATURES"}
@@ -1641,7 +1660,9 @@ SELFTEST = [
     ("ctrl_select_hoisted", "ctrl(w_c, w_a)", "without a branch"),
 ]
 SELFTEST_ARCH = {
-    "s390x": [("full_no_fence", "full", "no full barrier after"),
+    "s390x": [("cas_loop_ok", "executed=6", None),
+              # The path that leaves before CS is shorter, but stores nothing.
+              ("cmpxchg_fail_early", "executed=7", None),("full_no_fence", "full", "no full barrier after"),
               ("ctrl_condret", "ctrl(w_b, w_a)", None),
               ("cmpxchg_fail_early", "full?", "a failed cmpxchg, has no full barrier"),
               ("cmpxchg_fail_bcr", "full?", None),
@@ -1662,13 +1683,17 @@ SELFTEST_ARCH = {
               ("full_ok", "full", "no full barrier after 'laa", Z10),
               ("cas_loop_ok", "full", None, Z10)],
     # TSO: a missing barrier is a missing LOCK, a plain access.
-    "x86_64": [("full_no_fence", "full", "performs no atomic"),
+    "x86_64": [("cas_loop_ok", "executed=5", None),
+               ("full_no_fence", "full", "performs no atomic"),
                ("ctrl_cs_thunk", "ctrl(w_b, w_a)", None),
                ("ctrl_select_other", "ctrl(w_c, w_a)", "without a branch"),
                ("plain_cmpxchg_local", "relaxed", None),
                ("plain_cmpxchg_local", "full", "no full barrier after"),
                ("full_fence_skipped", "full", "a path performs no atomic")],
     "arm64": [("before_ok", "before", None),
+              # As the boot patches it: NOP, LDADD, RET; not the LL/SC loop.
+              ("lse_no_al", "executed=3", None),
+              ("llsc_two", "executed=7", None),
               ("before_late", "before", "no full barrier before"),
               ("before_late", "after", None),
               ("before_ok", "after", "no full barrier after"),
@@ -1700,6 +1725,7 @@ SELFTEST_ARCH = {
               ("lse_no_al", "loops=1", None),
               ("ldar_read_acquire", "loops=0", None)],
     "riscv64": [("full_ok", "loops=0", None),
+                ("cas_loop_ok", "executed=7", None),
                 ("full_no_fence", "full", "no full barrier after"),
                 ("full_no_fence", "relaxed", None),
                 ("amo_aq", "full", "no release or full barrier before"),
@@ -1754,6 +1780,7 @@ SELFTEST_ARCH = {
                 ("cmp_other_skips", "full?", "no full barrier after 'sc.w.rl"),
                 ("index_ok", "loads(w_x)=1", None)],
     "ppc64le": [("full_ok", "loops=1", None),
+                ("cas_loop_ok", "executed=7", None),
                 ("full_ok", "relaxed", None),
                 ("full_no_fence", "full", "no full barrier after"),
                 ("full_no_fence", "relaxed", None),
@@ -1872,6 +1899,9 @@ def selftest(which, verbose=False):
             elif check.startswith("loops="):
                 n = Func(arch, fn, funcs[fn]).llsc()[0]
                 got = None if str(n) == check[6:] else f"{n} LL/SC loops"
+            elif check.startswith("executed="):
+                n = verdict(arch, fn, funcs[fn], alts, "relaxed", False, fn, kconfig)[3]
+                got = None if str(n) == check[9:] else f"{n} instructions executed"
             else:
                 got = check_rule(Func(arch, fn, funcs[fn]), check)
             ok = (got is None) if want is None else (got is not None and want in got)
