@@ -505,7 +505,7 @@ check_warnings() {
 		rm -f "$dir/$o"
 		make -k -C "$TREE" O="$dir" ARCH="$(karch "$arch")" CROSS_COMPILE="$(cross "$arch")" \
 			$(check_args "$cfg" | make_options) W=1 C=2 "$o" 2>&1 || true
-	done | sed "s|^$TREE/||" | grep -E "^($re):[0-9]+:([0-9]+:)? (warning|error):" |
+	done | sed "s|^$TREE/||" | { grep -E "^($re):[0-9]+:([0-9]+:)? (warning|error):" || true; } |
 		sed -E 's/^([^:]*:[0-9]+):([0-9]+:)? /\1: /' | sort -u
 }
 
