@@ -257,6 +257,30 @@ def wins(probe, a, b="builtins"):
             "same": sum(p[a]["insns"] == p[b]["insns"] for p in probe)}
 
 
+def executed_wins(audit):
+    """Of the audit's probe functions (every primitive in every ordering),
+    in how many an uncontended call executes fewer instructions with the
+    assembly or the builtins (audit.py's executed(): arm64 as patched at
+    boot); None without those counts (an audit before they were taken)."""
+    runs = {}
+    for row in audit["ordering"]:
+        if row.get("executed") is not None:
+            runs.setdefault(row["function"], {})[row["impl"]] = row["executed"]
+    both = [r for r in runs.values() if len(r) == 2]
+    if not both:
+        return None
+    return {"asm": sum(r["asm"] < r["builtins"] for r in both),
+            "builtins": sum(r["asm"] > r["builtins"] for r in both),
+            "same": sum(r["asm"] == r["builtins"] for r in both)}
+
+
+def audit_key(key, r, variant="asm"):
+    """The audit of a report entry (ARCH or ARCH-COMPILER) in markdown()'s
+    audit: ARCH for the asm build with GCC, else "ARCH VARIANT[-COMPILER]"."""
+    c = key[len(r["arch"]):]
+    return r["arch"] if variant == "asm" and not c else f"{r['arch']} {variant}{c}"
+
+
 def headline(r):
     """The entry's figures; those that compare with the builtins are None
     (extra: empty) where they are not offered."""
@@ -344,29 +368,43 @@ def markdown(report, audit, hw):
          "linux-source-6.12 without the series. An entry ARCH is built with GCC,",
          "ARCH-clang with clang (LLVM=-19), each variant as with GCC.", "",
          "## Headline", "",
-         "| arch | fewer insns: asm | builtins | same | calls asm/builtins |"
+         "| arch | fewer insns: asm | builtins | same |"
+         " fewer executed: asm | builtins | same | calls asm/builtins |"
          " vmlinux text, builtins - asm | median time ratio asm/builtins |"
          " where the code differs | same code (TCG noise) |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def runs(key, r, variant="asm"):
+        w = audit.get(audit_key(key, r, variant))
+        w = executed_wins(w) if w else None
+        return "- | - | -" if w is None else \
+            f"{w['asm']} | {w['builtins']} | {w['same']}"
     for arch, r in report.items():
         h = r["headline"]
         d, z = h["median_ratio_code_differs"], h["same_code_ratio_range"]
         if h["insns_wins"] is None:
             L.append(f"| {arch} | {compiler_name(arch, r)}: the builtins are not offered "
-                     f"(Kconfig) | - | - | {h['calls']['asm']}/- | - | - | - | - |")
+                     f"(Kconfig) | - | - | - | - | - | {h['calls']['asm']}/- | - | - | - | - |")
             continue
         L.append(f"| {arch} | {h['insns_wins']['asm']} | {h['insns_wins']['builtins']} | "
-                 f"{h['insns_wins']['same']} | {h['calls']['asm']}/{h['calls']['builtins']} | "
+                 f"{h['insns_wins']['same']} | {runs(arch, r)} | "
+                 f"{h['calls']['asm']}/{h['calls']['builtins']} | "
                  f"{h['text_delta']:+d} B | {ratio(h['median_ratio_all'])} | "
                  f"{'-' if d is None else f'{d:.2f}'} | "
                  f"{'-' if z is None else f'{z[0]:.2f} to {z[1]:.2f}'} |")
         for x, e in h["extra"].items():
             L.append(f"| {arch}, {x} for asm | {e['insns_wins'][x]} | "
                      f"{e['insns_wins']['builtins']} | {e['insns_wins']['same']} | "
+                     f"{runs(arch, r, x)} | "
                      f"{h['calls'][x]}/{h['calls']['builtins']} | {e['text_delta']:+d} B "
                      "| - | - | - |")
     L += ["", "Instructions: of the probe functions (below), which implementation compiles",
-          "to fewer. Time ratio: the median over every benchmark and scenario of",
+          "to fewer. Executed: of the audit's probe functions (every primitive in every",
+          "ordering), in which an uncontended call runs fewer instructions: the shortest",
+          "path from entry to return that takes no loop twice and stores, on arm64 with",
+          "the alternatives applied as the boot applies them on an LSE CPU (the static",
+          "count holds both the LSE instruction and the LL/SC loop, of which a call runs",
+          "one). Time ratio: the median over every benchmark and scenario of",
           "time(asm) / time(builtins); below 1 the assembly is faster. The benchmarks",
           "whose loop compiles to the same machine code on both sides are the control:",
           "the range of their ratios is what QEMU's emulation alone does to a figure,",

@@ -342,6 +342,21 @@ class Configurations(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
 
 
+class Report(unittest.TestCase):
+    def test_executed_wins(self):
+        rows = [{"function": f, "impl": i, "executed": n} for f, i, n in (
+            ("a", "asm", 4), ("a", "builtins", 7), ("b", "asm", 5), ("b", "builtins", 5),
+            ("c", "asm", 9), ("c", "builtins", 3), ("d", "asm", 2), ("e", "asm", None),
+            ("e", "builtins", 1))]
+        self.assertEqual(report.executed_wins({"ordering": rows}),
+                         {"asm": 1, "builtins": 1, "same": 1})
+        self.assertIsNone(report.executed_wins({"ordering": rows[6:7]}))
+        r = {"arch": "arm64"}
+        self.assertEqual(report.audit_key("arm64", r), "arm64")
+        self.assertEqual(report.audit_key("arm64-clang", r), "arm64 asm-clang")
+        self.assertEqual(report.audit_key("arm64", r, "llsc"), "arm64 llsc")
+
+
 class Pipeline(unittest.TestCase):
     def test_up_to_date(self):
         """.gitlab-ci.yml is what katomic.sh gitlab-ci makes of arches.tsv."""
