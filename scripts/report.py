@@ -442,21 +442,30 @@ def markdown(report, audit, hw):
           "`scripts/atomic_probe.c` has one function per primitive; each is compiled with",
           "the kernel's flags and disassembled. insns: the whole function, call glue",
           "included; loop: the longest loop (the retry loop of a compare-and-swap);",
-          "calls: call instructions (library calls would show here). Plot:",
+          "calls: call instructions (library calls would show here); run: the",
+          "instructions an uncontended call executes, from the audit's probe function of",
+          "that name (the headline's executed counts; arm64 as patched at boot). Plot:",
           "[report-insns.png](report-insns.png).", ""]
     for arch, r in report.items():
         extra = extras(r)
+        runs = {}
+        for row in audit.get(audit_key(arch, r), {}).get("ordering", []):
+            if row.get("executed") is not None:
+                runs[row["impl"], row["function"].removeprefix("audit_")] = row["executed"]
         L += [f"### {arch} ({r['compiler']})", "",
-              "| primitive | insns stock | insns asm | insns builtins | loop asm |"
-              " loop builtins | bytes asm | bytes builtins | calls asm/builtins |"
+              "| primitive | insns stock | insns asm | insns builtins | run asm | run builtins |"
+              " loop asm | loop builtins | bytes asm | bytes builtins | calls asm/builtins |"
               + "".join(f" insns {x} | loop {x} |" for x in extra),
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * len(extra)]
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * len(extra)]
         for f, p in r["probe"].items():
             a, b = p["asm"], p.get("builtins", {})
             s = p.get("stock", {}).get("insns", "-")
             bold = "**" if b and a["insns"] != b["insns"] else ""
             b = {k: b.get(k, "-") for k in ("insns", "loop", "bytes", "calls")}
+            ra, rb = runs.get(("asm", f), "-"), runs.get(("builtins", f), "-")
+            rbold = "**" if ra != rb and "-" not in (ra, rb) else ""
             L.append(f"| {f} | {s} | {bold}{a['insns']}{bold} | {bold}{b['insns']}{bold}"
+                     f" | {rbold}{ra}{rbold} | {rbold}{rb}{rbold}"
                      f" | {a['loop']} | {b['loop']} | {a['bytes']} | {b['bytes']} | "
                      f"{a['calls']}/{b['calls']} |"
                      + "".join(f" {p.get(x, {}).get('insns', '-')} | "
