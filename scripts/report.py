@@ -15,9 +15,14 @@ RESULTS/report.json (each entry names the series it was built from):
                                           or a fragment of the row's report
                                           column (arm64: llsc, the assembly
                                           built for LL/SC alone)
-  WORK/build/report/ARCH-VARIANT/vmlinux  kunit/report.kunitconfig, no tests
+  WORK/build/report/ARCH-VARIANT/vmlinux  kunit/report.kunitconfig, no tests;
+                                          of asm, builtins and the further
+                                          variants with GCC only: the others
+                                          are configured and prepared, no
+                                          kernel (their sizes are not shown)
   RESULTS/report-ARCH-VARIANT.audit.json  scripts/audit.py on the asm build and
-                                          the row's further variants
+                                          the row's further variants: also
+                                          what an uncontended call executes
 and the same with -COMPILER after VARIANT for each further compiler of the
 row (its compilers column: clang), but for the further variants, which are
 built with GCC alone. Where the asm build's .config lacks
@@ -210,11 +215,14 @@ def arch_report(arch, prefix, calls, extra, tree, work, results, compiler="", be
         "variants": variants,
         "probe": {f: {v: probe[v][f] for v in variants if f in probe[v]}
                   for f in sorted(probe["asm"])},
-        "size": {v: size(prefix, vmlinux[v]) for v in variants},
+        # Kernels are built where sizes are compared (katomic.sh's
+        # report_build): the others have none.
+        "size": {v: size(prefix, vmlinux[v]) for v in variants if Path(vmlinux[v]).exists()},
         "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
                           for a, b in [("stock", "asm"), ("asm", "builtins")]
                           + [(x, "builtins") for x in variants if x not in VARIANTS]
-                          if a in variants and b in variants},
+                          if Path(vmlinux.get(a, "")).exists()
+                          and Path(vmlinux.get(b, "")).exists()},
         "speed": speed,
         "ratio": ratios,
         "same_code": same_code,
@@ -281,6 +289,17 @@ def audit_key(key, r, variant="asm"):
     return r["arch"] if variant == "asm" and not c else f"{r['arch']} {variant}{c}"
 
 
+def text_delta(r, x):
+    """vmlinux text of the builtins minus that of variant x, None where one
+    of the two kernels was not built."""
+    z = r["size"]
+    return z["builtins"]["text"] - z[x]["text"] if "builtins" in z and x in z else None
+
+
+def bytes_(d):
+    return "-" if d is None else f"{d:+d} B"
+
+
 def headline(r):
     """The entry's figures; those that compare with the builtins are None
     (extra: empty) where they are not offered."""
@@ -293,7 +312,7 @@ def headline(r):
               if op not in r["same_code"]]
     return {"insns_wins": wins(probe, "asm") if builtins else None,
             "extra": {x: {"insns_wins": wins(probe, x),
-                          "text_delta": r["size"]["builtins"]["text"] - r["size"][x]["text"]}
+                          "text_delta": text_delta(r, x)}
                       for x in extra},
             "calls": {v: sum(p[v]["calls"] for p in probe if v in p) for v in r["variants"]},
             "stock_differs": sorted(f for f, p in r["probe"].items()
@@ -304,8 +323,7 @@ def headline(r):
                            for f, p in r["probe"].items()
                            if "stock" in p and p["asm"]["insns"] >
                            min(p[v]["insns"] for v in ("stock", "builtins") if v in p)},
-            "text_delta": r["size"]["builtins"]["text"] - r["size"]["asm"]["text"]
-                          if builtins else None,
+            "text_delta": text_delta(r, "asm"),
             "median_ratio": {sc: statistics.median(r["ratio"][sc].values())
                              for sc in SCENARIOS if sc in r["ratio"]},
             "median_ratio_all": statistics.median(every) if every else None,
@@ -344,7 +362,7 @@ def offered(report, audit):
             else:
                 line = (f"offered: fewer instructions than the asm in {w['builtins']} of "
                         f"{sum(w.values())} probe functions, more in {w['asm']}; vmlinux text "
-                        f"{h['text_delta']:+d} B")
+                        + bytes_(h['text_delta']))
                 if h["median_ratio_all"] is not None:
                     line += f"; median time ratio asm/builtins {ratio(h['median_ratio_all'])}"
                 line += ". The audit"
@@ -389,14 +407,14 @@ def markdown(report, audit, hw):
         L.append(f"| {arch} | {h['insns_wins']['asm']} | {h['insns_wins']['builtins']} | "
                  f"{h['insns_wins']['same']} | {runs(arch, r)} | "
                  f"{h['calls']['asm']}/{h['calls']['builtins']} | "
-                 f"{h['text_delta']:+d} B | {ratio(h['median_ratio_all'])} | "
+                 f"{bytes_(h['text_delta'])} | {ratio(h['median_ratio_all'])} | "
                  f"{'-' if d is None else f'{d:.2f}'} | "
                  f"{'-' if z is None else f'{z[0]:.2f} to {z[1]:.2f}'} |")
         for x, e in h["extra"].items():
             L.append(f"| {arch}, {x} for asm | {e['insns_wins'][x]} | "
                      f"{e['insns_wins']['builtins']} | {e['insns_wins']['same']} | "
                      f"{runs(arch, r, x)} | "
-                     f"{h['calls'][x]}/{h['calls']['builtins']} | {e['text_delta']:+d} B "
+                     f"{h['calls'][x]}/{h['calls']['builtins']} | {bytes_(e['text_delta'])} "
                      "| - | - | - |")
     L += ["", "Instructions: of the probe functions (below), which implementation compiles",
           "to fewer. Executed: of the audit's probe functions (every primitive in every",
@@ -473,17 +491,20 @@ def markdown(report, audit, hw):
         L.append("")
     L += ["## Kernel size", "",
           "vmlinux of `kunit/report.kunitconfig` (KUnit's QEMU configuration with SMP, no",
-          "tests), the same configuration for all three.", "",
-          "| arch | text stock | text asm | text builtins | builtins - asm | data stock |"
-          " data asm | data builtins |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+          "tests), the same configuration for both, built with GCC; the stock tree and",
+          "the other compilers are only configured and prepared, for the probe and the",
+          "audit.", "",
+          "| arch | text asm | text builtins | builtins - asm | data asm | data builtins |",
+          "|---|---:|---:|---:|---:|---:|"]
     for arch, r in report.items():
         z = r["size"]
         b = z.get("builtins", {"text": "-", "data": "-"})
         for x in ["asm"] + extras(r):
+            if x not in z:
+                continue
             d = "-" if "builtins" not in z else f"{b['text'] - z[x]['text']:+d}"
-            L.append(f"| {arch}{'' if x == 'asm' else f', {x} for asm'} | {z['stock']['text']} | "
-                     f"{z[x]['text']} | {b['text']} | {d} | "
-                     f"{z['stock']['data']} | {z[x]['data']} | {b['data']} |")
+            L.append(f"| {arch}{'' if x == 'asm' else f', {x} for asm'} | "
+                     f"{z[x]['text']} | {b['text']} | {d} | {z[x]['data']} | {b['data']} |")
     for arch, r in report.items():
         for what, lines in r["bloat_o_meter"].items():
             L += ["", f"`scripts/bloat-o-meter` {arch}, {what.replace('_', ' ')}:", "", "```"]
@@ -675,7 +696,7 @@ def main():
             continue
         print(f"report: {arch}: fewer instructions: asm {h['insns_wins']['asm']}, builtins "
               f"{h['insns_wins']['builtins']}, same {h['insns_wins']['same']}; vmlinux text "
-              f"{h['text_delta']:+d} bytes with the builtins; median time ratio asm/builtins "
+              f"{bytes_(h['text_delta'])} with the builtins; median time ratio asm/builtins "
               f"{ratio(h['median_ratio_all'])} (TCG; same-code control "
               + (f"{z[0]:.2f} to {z[1]:.2f})" if z else "none)"))
     if old is not None:
