@@ -12,7 +12,7 @@ help:
 	@echo "make test-all   the full matrix: $(CONFIGS) (-z10: configured and audited only, no build or boot); make -j N: N at once"
 	@echo "make test-more  what test-all's 60 minutes leave out: $(MORE)"
 	@echo "make test-arches the other architectures kunit.py boots in QEMU, on their own atomics: $(OTHERS) (results/arches/)"
-	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some (~45 min each cold)"
+	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
