@@ -333,6 +333,26 @@ class Configurations(unittest.TestCase):
                 self.assertNotEqual(r.returncode, 0)
                 self.assertIn("-P takes a number of configurations", r.stderr)
 
+    def test_parallel(self):
+        """run -P N runs N configurations at once, each with its share of
+        the cores, then one summary of all (the runs stubbed out)."""
+        stub = ('source "$0" > /dev/null; RESULTS=$(mktemp -d); '
+                'cmd_deps() { :; }; cmd_tree() { :; }; harness_selftest() { :; }; '
+                'audit_selftest() { :; }; cmd_summary() { echo "summary $*"; }; '
+                'run_one() { echo "start $1 $JOBS"; sleep 0.5; echo "end $1"; }; '
+                'nproc() { echo 4; }; cmd_run -P 2 m68k sparc alpha')
+        r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [x for x in r.stdout.splitlines() if not x.startswith("katomic:")]
+        running, most = 0, 0
+        for x in lines[:-1]:
+            running += 1 if x.startswith("start") else -1
+            most = max(most, running)
+        self.assertEqual(most, 2)
+        self.assertEqual(sorted(x for x in lines if x.startswith("start")),
+                         ["start alpha 2", "start m68k 2", "start sparc 2"])
+        self.assertEqual(lines[-1], "summary m68k sparc alpha")
+
     def test_matrix(self):
         """Every configuration of the three matrices is a valid name."""
         for which in ((), ("more",), ("arches",)):
