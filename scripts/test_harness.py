@@ -9,7 +9,8 @@ configuration names katomic.sh accepts and refuses; scripts/arches.tsv as
 katomic.sh and report.py read it; the CI pipeline made of it; the
 summary's C11 column.
 
-Plain unittest, a few seconds: python3 scripts/test_harness.py [-v]"""
+Plain unittest, a few seconds: python3 scripts/test_harness.py [-v]; and
+--mutations: each check of summary.py disabled in turn must fail a test."""
 
 import contextlib
 import io
@@ -443,5 +444,34 @@ class ArchesTable(unittest.TestCase):
         self.assertEqual(katomic("configs").stdout.split()[:len(want["all"])], want["all"])
 
 
+def mutations():
+    """Disable each check of summary.py that can fail a run, one at a time
+    (its problem never reported), and run the tests on that copy: each must
+    make some test fail. Prints a line per check; exits 1 if one is not
+    caught. A minute or two: python3 scripts/test_harness.py --mutations"""
+    import re
+    import shutil
+    lines = (HERE / "summary.py").read_text().splitlines(keepends=True)
+    checks = [k for k, x in enumerate(lines)
+              if re.search(r'(\bproblems|out\["problems"\])\s*(\.append\(|\+=)', x)]
+    missed = 0
+    for k in checks:
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(HERE, tmp, dirs_exist_ok=True)
+            m = lines[:]
+            m[k] = re.sub(r"\.append\(", ".append if False else (lambda *a: None)(", m[k], 1) \
+                if ".append(" in m[k] else m[k].replace("+=", "+= [] if True else", 1)
+            Path(tmp, "summary.py").write_text("".join(m))
+            r = subprocess.run([sys.executable, str(Path(tmp, "test_harness.py")), "Recorded"],
+                               capture_output=True, text=True)
+        missed += r.returncode == 0
+        print(f"summary.py:{k + 1}: {'caught' if r.returncode else 'NOT CAUGHT'}: "
+              f"{lines[k].strip()[:70]}")
+    print(f"{len(checks) - missed} of {len(checks)} checks caught when disabled")
+    return 1 if missed else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--mutations"]:
+        sys.exit(mutations())
     unittest.main()
