@@ -1042,7 +1042,8 @@ EOF
 		printf '\ntest-%s:\n  stage: merge\n  when: always\n  needs:\n' "$m"
 		for c in $configs; do printf '    - job: %s\n      artifacts: true\n' "$c"; done
 		printf '  variables:\n    KATOMIC_RESULTS: $CI_PROJECT_DIR/%s\n' "$dir"
-		printf '  script:\n    - scripts/katomic.sh summary %s\n' "$(echo $configs)"
+		printf '  script:\n    - command -v python3 || { apt-get update -q && apt-get install -y -q python3; }\n'
+		printf '    - scripts/katomic.sh summary %s\n' "$(echo $configs)"
 		printf '  artifacts:\n    when: always\n    paths: [%s/summary.md, %s/summary.json, %s/audit.md]\n' \
 			"$dir" "$dir" "$dir"
 	done
