@@ -532,26 +532,25 @@ new_warnings() {
 		"$CHECK/added" "$1" "$2"
 }
 
-# Build CONFIG at the checked-out patch in its check directory, W=1:
-# incremental after the first time. Output to CHECK/CONFIG.log.
-check_build() {
-	local list args=()
-	list=$(check_args "$1") || exit 1
+# kunit.py build or run (CMD) of CONFIG at the checked-out patch, W=1, in
+# its check directory (incremental after the first time), output to LOG;
+# further arguments go to kunit.py.
+check_kunit() {
+	local cmd=$1 cfg=$2 log=$3 list args=()
+	shift 3
+	list=$(check_args "$cfg") || exit 1
 	mapfile -t args <<< "$list"
-	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" build \
-		"${args[@]}" --make_options=W=1 --build_dir="$CHECK/$1" --jobs="$(nproc)" \
-		> "$CHECK/$1.log" 2>&1
+	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" "$cmd" \
+		"${args[@]}" --make_options=W=1 --build_dir="$CHECK/$cfg" --jobs="$(nproc)" \
+		"$@" > "$log" 2>&1
 }
 
-# Boot the suites on CONFIG at the checked-out tree (its check directory).
+check_build() { check_kunit build "$1" "$CHECK/$1.log"; }
+
+# Boot the suites on CONFIG.
 check_boot() {
-	local list args=()
-	list=$(check_args "$1") || exit 1
-	mapfile -t args <<< "$list"
-	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" run \
-		"${args[@]}" --make_options=W=1 --build_dir="$CHECK/$1" --jobs="$(nproc)" \
-		--timeout="$BOOT_TIMEOUT" --qemu_args="-smp $(cpus "${1%%-*}")" \
-		--kernel_args=panic=-1 > "$CHECK/$1.boot.log" 2>&1
+	check_kunit run "$1" "$CHECK/$1.boot.log" --timeout="$BOOT_TIMEOUT" \
+		--qemu_args="-smp $(cpus "${1%%-*}")" --kernel_args=panic=-1
 }
 
 # The cover letter's topics (the branch description, paragraphs unfolded):

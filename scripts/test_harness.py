@@ -341,9 +341,12 @@ class Configurations(unittest.TestCase):
         stub = ('source "$0" > /dev/null; RESULTS=$(mktemp -d); '
                 'cmd_deps() { :; }; cmd_tree() { :; }; harness_selftest() { :; }; '
                 'audit_selftest() { :; }; cmd_summary() { echo "summary $*"; }; '
-                'run_one() { echo "start $1 $JOBS"; sleep 0.5; echo "end $1"; }; '
+                # A run ends only once two have started: no timing involved.
+                'd=$(mktemp -d); run_one() { echo "start $1 $JOBS"; touch "$d/$1"; '
+                'while [ "$(ls "$d" | wc -l)" -lt 2 ]; do sleep 0.05; done; echo "end $1"; }; '
                 'nproc() { echo 4; }; cmd_run -P 2 m68k sparc alpha')
-        r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True, text=True)
+        r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True, text=True,
+                           timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = [x for x in r.stdout.splitlines() if not x.startswith("katomic:")]
         running, most = 0, 0
