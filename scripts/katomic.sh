@@ -358,6 +358,10 @@ arch_args() {
 	[ -z "$extra" ] || tr ';' '\n' <<< "$extra"
 }
 
+# kunit.py arguments, one per line -> those its config and build take too
+# (not the row's --kernel_args, which only run takes).
+config_build_args() { grep -v '^--kernel_args='; }
+
 # CONFIG -> kunit.py arguments. CONFIG is ARCH[-FRAGMENT...]: ARCH a row of
 # $ARCHES, then each fragment of FRAGMENTS at most once, in any order.
 config_args() {
@@ -539,6 +543,7 @@ check_kunit() {
 	local cmd=$1 cfg=$2 log=$3 list args=()
 	shift 3
 	list=$(check_args "$cfg") || exit 1
+	[ "$cmd" = run ] || list=$(config_build_args <<< "$list")
 	mapfile -t args <<< "$list"
 	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" "$cmd" \
 		"${args[@]}" --make_options=W=1 --build_dir="$CHECK/$cfg" --jobs="$(nproc)" \
@@ -690,7 +695,7 @@ compile_suites() {
 	objs="lib/atomic_kunit.o lib/atomic_smp_tests.o"
 	for arch in $(arches_of arches) $(arches_of compile); do
 		cross=$(cross "$arch")
-		mapfile -t args < <(arch_args "$arch")
+		mapfile -t args < <(arch_args "$arch" | config_build_args)
 		dir=$WORK/build/compile-$arch
 		mkdir -p "$dir"
 		if python3 "$TREE/tools/testing/kunit/kunit.py" config "${args[@]}" \
