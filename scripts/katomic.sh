@@ -666,7 +666,7 @@ check_topic_boot() {
 	shift 3
 	say "[$n] end of a topic: the suites of patches $tests_first-on on top, booted"
 	tree_git checkout -q --detach
-	if ! tree_git cherry-pick -q "$(tree_git rev-list --reverse pristine.."$tip" |
+	if ! tree_git cherry-pick "$(tree_git rev-list --reverse pristine.."$tip" |
 	     sed -n "${tests_first}p")^..$tip" > "$CHECK/pick.log" 2>&1; then
 		tree_git cherry-pick --abort >/dev/null 2>&1 || true
 		say "  the tests do not apply on patch $n (log: $CHECK/pick.log)"
