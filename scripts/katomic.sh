@@ -169,7 +169,7 @@ cmd_deps() {
 		extra+=" $(arch_field "${c%%-*}" packages | tr , ' ')"
 		for f in $(tr - ' ' <<< "${c#*-}"); do extra+=" ${FRAGMENT_PACKAGES[$f]:-}"; done
 	done
-	for p in $PACKAGES $extra; do
+	for p in $(printf '%s\n' $PACKAGES $extra | awk '!seen[$0]++'); do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'ok installed' || missing+=("$p")
 	done
