@@ -358,6 +358,27 @@ class Configurations(unittest.TestCase):
                          ["start alpha 2", "start m68k 2", "start sparc 2"])
         self.assertEqual(lines[-1], "summary m68k sparc alpha")
 
+    def test_kernel_args_only_for_run(self):
+        """kunit.py config and build refuse --kernel_args, which i386's row
+        has: make check passes them to run only (kunit.py stubbed out)."""
+        with tempfile.TemporaryDirectory() as d:
+            kunit = Path(d, "tools/testing/kunit")
+            kunit.mkdir(parents=True)
+            (kunit / "kunit.py").write_text("import sys\nprint(*sys.argv[1:])\n")
+            Path(d, "lib").mkdir()
+            Path(d, "lib/Kconfig.debug").write_text("config ATOMIC_KUNIT_TEST\n")
+            stub = (f'source "$0" > /dev/null; TREE={d}; CHECK={d}; '
+                    f'check_kunit build i386 {d}/build.log && check_kunit run i386 {d}/run.log')
+            r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            build, run = (Path(d, f).read_text().split() for f in ("build.log", "run.log"))
+        self.assertEqual(build[0], "build")
+        self.assertIn("--arch=i386", build)
+        self.assertFalse([a for a in build if a.startswith("--kernel_args")])
+        self.assertEqual(run[0], "run")
+        self.assertIn("--kernel_args=atomic_smp_kunit.stress_iters=2000", run)
+
     def test_matrix(self):
         """Every configuration of the three matrices is a valid name."""
         for which in ((), ("more",), ("arches",)):
