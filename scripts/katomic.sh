@@ -83,7 +83,8 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   built; then, on the series, the suites compiled (W=1)
                   for those of make test-arches and sh, and checked to list
                   every operation of scripts/atomic/atomics.tbl. Per patch
-                  a line in \$KATOMIC_WORK/check/check.tsv
+                  a line in results/check.tsv, which a resumed check keeps
+                  up to patch N (it may come from another machine)
   report [ARCH...] assembly vs builtins vs the stock tree, per architecture
                   (every one of make test-all, or those named; the others'
                   entries are kept
@@ -575,7 +576,7 @@ topics() {
 # suites boot on every configuration the topic built; the tests topic's own
 # end is the series, which make test-all and test-arches boot. Then, on the
 # series: the suites compile for the rows of make test-arches and sh, and
-# list every atomic. Per patch a line of $CHECK/check.tsv: number, seconds,
+# list every atomic. Per patch a line of $RESULTS/check.tsv: number, seconds,
 # configurations, result.
 cmd_check() {
 	local first=${1:-1} c n=0 bad=0 t0 cfg cfgs files new res
@@ -583,8 +584,8 @@ cmd_check() {
 	case $first in *[!0-9]*|0) die "check: N is a patch number (1 is the first)" ;; esac
 	PACKAGES+=" sparse" cmd_deps $(arches) $(arches_of all | sed 's/$/-clang/')
 	cmd_tree
-	CHECK=$WORK/check
-	mkdir -p "$CHECK"
+	CHECK=$WORK/check CHECK_TSV=$RESULTS/check.tsv
+	mkdir -p "$CHECK" "$RESULTS"
 	tip=$(tree_git rev-parse HEAD)
 	# The topics must cover the series, one after the other.
 	topics | awk -v n="$(tree_git rev-list --count pristine..HEAD)" '
@@ -595,15 +596,16 @@ cmd_check() {
 	trap 'tree_git checkout -q -f katomic' EXIT
 	if [ "$first" -gt 1 ]; then
 		# Resumed: what the current topic built so far, for its boot, and
-		# the lines of the patches before the Nth.
-		touch "$CHECK/check.tsv"
+		# the lines of the patches before the Nth (results/check.tsv is
+		# committed: a resume on a fresh machine has them too).
+		touch "$CHECK_TSV"
 		built=$(topics | awk -v n="$first" '$1 <= n && n <= $2 { print $1 }' |
 			xargs -I{} awk -F'\t' -v a={} -v n="$first" \
-			'$1 >= a && $1 < n && $4 !~ /^boot/ && $4 != "build" { print $3 }' "$CHECK/check.tsv")
-		awk -F'\t' -v n="$first" '$1 < n' "$CHECK/check.tsv" > "$CHECK/check.tsv.new"
-		mv "$CHECK/check.tsv.new" "$CHECK/check.tsv"
+			'$1 >= a && $1 < n && $4 !~ /^boot/ && $4 != "build" { print $3 }' "$CHECK_TSV")
+		awk -F'\t' -v n="$first" '$1 < n' "$CHECK_TSV" > "$CHECK_TSV.new"
+		mv "$CHECK_TSV.new" "$CHECK_TSV"
 	else
-		: > "$CHECK/check.tsv"
+		: > "$CHECK_TSV"
 	fi
 	for c in $(tree_git rev-list --reverse pristine..HEAD); do
 		n=$((n + 1))
@@ -643,7 +645,7 @@ cmd_check() {
 			fi
 			built+=" $cfg"
 		done
-		printf '%d\t%d\t%s\t%s\n' $n $((SECONDS - t0)) "$(echo $cfgs)" $res >> "$CHECK/check.tsv"
+		printf '%d\t%d\t%s\t%s\n' $n $((SECONDS - t0)) "$(echo $cfgs)" $res >> "$CHECK_TSV"
 		if [ $n -lt "$tests_first" ] && topics | grep -q " $n\$"; then
 			check_topic_boot "$n" "$tests_first" "$tip" $built || bad=1
 			built=
@@ -653,7 +655,7 @@ cmd_check() {
 	say "the series: the suites on more architectures, the list of atomics"
 	compile_suites || bad=1
 	atomics_listed || bad=1
-	say "per patch: $CHECK/check.tsv; $SECONDS s in all"
+	say "per patch: $CHECK_TSV; $SECONDS s in all"
 	[ $bad -eq 0 ] || die "some patches are not clean, do not build, warn or fail"
 	say "every patch is checkpatch-clean, builds without a new warning, and each topic passes the suites"
 }
@@ -681,7 +683,7 @@ check_topic_boot() {
 			say "  $cfg: FAILED (log: $CHECK/$cfg.boot.log)"
 			res=FAILED bad=1
 		fi
-		printf '%d\t%d\t%s\tboot %s\n' "$n" $((SECONDS - t0)) "$cfg" $res >> "$CHECK/check.tsv"
+		printf '%d\t%d\t%s\tboot %s\n' "$n" $((SECONDS - t0)) "$cfg" $res >> "$CHECK_TSV"
 	done
 	return $bad
 }
