@@ -7,7 +7,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${KATOMIC_WORK:-$HOME/.cache/katomic}
 TARBALL=${KATOMIC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-RESULTS=${KATOMIC_RESULTS:-$REPO/results}
+# Relative to where katomic starts (a CI job's project directory).
+RESULTS=$(realpath -m "${KATOMIC_RESULTS:-$REPO/results}")
 BOOT_TIMEOUT=${KATOMIC_BOOT_TIMEOUT:-600}	# seconds QEMU may run
 BUILD_TIMEOUT=${KATOMIC_BUILD_TIMEOUT:-1800}	# seconds for build + boot
 JOBS=$(nproc)	# make -j of a build; run -P N shares the cores out
@@ -1043,11 +1044,11 @@ EOF
 		fi
 		for c in $configs; do
 			printf '\n%s:\n  extends: .config\n  variables:\n' "$c"
-			printf '    CONFIG: %s\n    KATOMIC_RESULTS: $CI_PROJECT_DIR/%s\n' "$c" "$dir"
+			printf '    CONFIG: %s\n    KATOMIC_RESULTS: %s\n' "$c" "$dir"
 		done
 		printf '\ntest-%s:\n  stage: merge\n  when: always\n  needs:\n' "$m"
 		for c in $configs; do printf '    - job: %s\n      artifacts: true\n' "$c"; done
-		printf '  variables:\n    KATOMIC_RESULTS: $CI_PROJECT_DIR/%s\n' "$dir"
+		printf '  variables:\n    KATOMIC_RESULTS: %s\n' "$dir"
 		printf '  script:\n    - command -v python3 || { apt-get update -q && apt-get install -y -q python3; }\n'
 		printf '    - scripts/katomic.sh summary %s\n' "$(echo $configs)"
 		printf '  artifacts:\n    when: always\n    paths: [%s/summary.md, %s/summary.json, %s/audit.md]\n' \
