@@ -1153,7 +1153,7 @@ stock_tree() {
 }
 
 cmd_report() {
-	local arch variant c name bench list=("$@") deps=()
+	local arch variant c name bench seed list=("$@") deps=()
 	for arch in "${list[@]}"; do
 		[ "$(arch_field "$arch" target 2>/dev/null)" = all ] ||
 			die "report: '$arch' is not an architecture of make report (those are: $(arches_of all | paste -sd ' '))"
@@ -1188,10 +1188,15 @@ cmd_report() {
 			# The benchmarks time both implementations in one boot: with
 			# the first compiler that offers the builtins.
 			[ -n "$bench" ] || ! offers_builtins "$WORK/build/report/$arch-asm${c:+-$c}" ||
-				bench=$arch${c:+-$c}-bench
+				bench=$arch${c:+-$c}-bench seed=$WORK/build/report/$arch-asm${c:+-$c}
 		done
 		hwbench "$arch"
 		if [ -n "$bench" ]; then
+			# Without the matrix's build, the benchmarks' kernel starts
+			# from the report's asm kernel: the same but for the suites,
+			# a few files to compile instead of a whole kernel.
+			[ -e "$(build_dir "$bench")" ] || [ ! -f "$seed/vmlinux" ] ||
+				cp -a "$seed" "$(build_dir "$bench")"
 			run_one "$bench"
 		else
 			say "[report] $arch: no compiler offers the builtins: no benchmark boot"
