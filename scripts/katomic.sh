@@ -1153,7 +1153,7 @@ stock_tree() {
 }
 
 cmd_report() {
-	local arch variant c name bench seed list=("$@") deps=()
+	local arch variant c name asm bench seed list=("$@") deps=()
 	for arch in "${list[@]}"; do
 		[ "$(arch_field "$arch" target 2>/dev/null)" = all ] ||
 			die "report: '$arch' is not an architecture of make report (those are: $(arches_of all | paste -sd ' '))"
@@ -1169,11 +1169,12 @@ cmd_report() {
 	for arch in "${list[@]}"; do
 		bench=
 		for c in "" $(arch_field "$arch" compilers); do
+			asm=$WORK/build/report/$arch-asm${c:+-$c}
 			for variant in stock asm builtins $([ -n "$c" ] || arch_field "$arch" report); do
 				name=$arch-$variant${c:+-$c}
 				# The asm, built before, says whether there are builtins.
 				if [ "$variant" = builtins ] &&
-				   ! offers_builtins "$WORK/build/report/$arch-asm${c:+-$c}"; then
+				   ! offers_builtins "$asm"; then
 					say "[report] $name: skipped: $arch does not offer the builtins with ${c:-GCC} (Kconfig)"
 					continue
 				fi
@@ -1187,8 +1188,8 @@ cmd_report() {
 			done
 			# The benchmarks time both implementations in one boot: with
 			# the first compiler that offers the builtins.
-			[ -n "$bench" ] || ! offers_builtins "$WORK/build/report/$arch-asm${c:+-$c}" ||
-				bench=$arch${c:+-$c}-bench seed=$WORK/build/report/$arch-asm${c:+-$c}
+			[ -n "$bench" ] || ! offers_builtins "$asm" ||
+				bench=$arch${c:+-$c}-bench seed=$asm
 		done
 		hwbench "$arch"
 		if [ -n "$bench" ]; then
