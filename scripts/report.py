@@ -221,8 +221,8 @@ def arch_report(arch, prefix, calls, extra, tree, work, results, compiler="", be
         "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
                           for a, b in [("stock", "asm"), ("asm", "builtins")]
                           + [(x, "builtins") for x in variants if x not in VARIANTS]
-                          if Path(vmlinux.get(a, "")).exists()
-                          and Path(vmlinux.get(b, "")).exists()},
+                          if a in vmlinux and b in vmlinux
+                          and Path(vmlinux[a]).exists() and Path(vmlinux[b]).exists()},
         "speed": speed,
         "ratio": ratios,
         "same_code": same_code,
