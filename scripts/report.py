@@ -133,6 +133,17 @@ def size(prefix, vmlinux):
     return dict(zip(("text", "data", "bss"), map(int, f[:3])))
 
 
+def bloat_pairs(vmlinux):
+    """The (old, new) variants bloat-o-meter compares, of {variant: vmlinux
+    path}: stock to asm, asm and each further variant to the builtins, where
+    both kernels were built."""
+    pairs = [("stock", "asm")] + [(v, "builtins") for v in vmlinux
+                                  if v not in ("stock", "builtins")]
+    return [(a, b) for a, b in pairs
+            if a in vmlinux and b in vmlinux
+            and Path(vmlinux[a]).is_file() and Path(vmlinux[b]).is_file()]
+
+
 def bloat(tree, prefix, old, new, n=12):
     out = run(sys.executable, f"{tree}/scripts/bloat-o-meter", "-p", prefix, old, new)
     return out.splitlines()[:n]
@@ -219,10 +230,7 @@ def arch_report(arch, prefix, calls, extra, tree, work, results, compiler="", be
         # report_build): the others have none.
         "size": {v: size(prefix, vmlinux[v]) for v in variants if Path(vmlinux[v]).exists()},
         "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
-                          for a, b in [("stock", "asm"), ("asm", "builtins")]
-                          + [(x, "builtins") for x in variants if x not in VARIANTS]
-                          if a in vmlinux and b in vmlinux
-                          and Path(vmlinux[a]).exists() and Path(vmlinux[b]).exists()},
+                          for a, b in bloat_pairs(vmlinux)},
         "speed": speed,
         "ratio": ratios,
         "same_code": same_code,

@@ -402,6 +402,18 @@ class Report(unittest.TestCase):
         self.assertEqual(report.audit_key("arm64-clang", r), "arm64 asm-clang")
         self.assertEqual(report.audit_key("arm64", r, "llsc"), "arm64 llsc")
 
+    def test_bloat_pairs(self):
+        with tempfile.TemporaryDirectory() as d:
+            built = {v: f"{d}/{v}" for v in ("stock", "asm", "builtins", "llsc")}
+            for v in ("asm", "builtins", "llsc"):
+                Path(built[v]).touch()
+            # No stock kernel (prepared only): no stock_to_asm.
+            self.assertEqual(report.bloat_pairs(built),
+                             [("asm", "builtins"), ("llsc", "builtins")])
+            # GCC on riscv64: no builtins variant at all.
+            self.assertEqual(report.bloat_pairs({"stock": built["stock"],
+                                                 "asm": built["asm"]}), [])
+
 
 class Pipeline(unittest.TestCase):
     def test_up_to_date(self):
