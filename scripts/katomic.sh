@@ -837,7 +837,7 @@ audit_only() { [[ "-$1-" == *-z10-* ]]; }
 prepare_build() {
 	local name=$1 bdir=$2 log=$3 arch=${1%%-*} list args=() t0=$SECONDS
 	list=$(config_args "$name") || exit 1
-	mapfile -t args < <(grep '^--' <<< "$list")
+	mapfile -t args < <(grep '^--' <<< "$list" | config_build_args)
 	say "[$name] kunit.py config"
 	timeout -k 30 "$BUILD_TIMEOUT" python3 "$TREE/tools/testing/kunit/kunit.py" config \
 		"${args[@]}" --build_dir="$bdir" >> "$log" 2>&1 || return
@@ -1088,7 +1088,7 @@ report_build() {
 			list+=$'\n'$(fragment_args "$f") ;;
 		esac
 	done
-	mapfile -t args <<< "$list"
+	mapfile -t args < <(config_build_args <<< "$list")
 	mkdir -p "$bdir"
 	# A kernel only where its size is compared: the assembly and the
 	# builtins with GCC (and the row's further variants). The stock tree
