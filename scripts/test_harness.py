@@ -379,6 +379,24 @@ class Configurations(unittest.TestCase):
         self.assertEqual(run[0], "run")
         self.assertIn("--kernel_args=atomic_smp_kunit.stress_iters=2000", run)
 
+    def test_kernel_args_not_to_config(self):
+        """The audit-only configuration and make report run kunit.py config
+        on a row's arguments: x86_64's has --kernel_args, which config
+        refuses (kunit.py stubbed out; make prepare then fails, unheard)."""
+        with tempfile.TemporaryDirectory() as d:
+            kunit = Path(d, "tools/testing/kunit")
+            kunit.mkdir(parents=True)
+            (kunit / "kunit.py").write_text("import sys\nprint(*sys.argv[1:])\n")
+            stub = (f'source "$0" > /dev/null; TREE={d}; '
+                    f'prepare_build x86_64 {d}/b {d}/config.log || true')
+            r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            config = Path(d, "config.log").read_text().split("\n")[0].split()
+        self.assertEqual(config[0], "config")
+        self.assertIn("--kconfig_add=CONFIG_ACPI=n", config)
+        self.assertFalse([a for a in config if a.startswith("--kernel_args")])
+
     def test_matrix(self):
         """Every configuration of the three matrices is a valid name."""
         for which in ((), ("more",), ("arches",)):
