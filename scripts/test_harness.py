@@ -301,6 +301,13 @@ def katomic(*args, env=None):
                           env=dict(os.environ, **(env or {})))
 
 
+def stub_kunit(tree):
+    """A kunit.py in TREE that prints its arguments instead of running."""
+    kunit = Path(tree, "tools/testing/kunit")
+    kunit.mkdir(parents=True)
+    (kunit / "kunit.py").write_text("import sys\nprint(*sys.argv[1:])\n")
+
+
 class Configurations(unittest.TestCase):
     def test_names(self):
         r = katomic("args", "s390x-kasan-builtins", "riscv64-clang-builtins", "sh")
@@ -362,9 +369,7 @@ class Configurations(unittest.TestCase):
         """kunit.py config and build refuse --kernel_args, which i386's row
         has: make check passes them to run only (kunit.py stubbed out)."""
         with tempfile.TemporaryDirectory() as d:
-            kunit = Path(d, "tools/testing/kunit")
-            kunit.mkdir(parents=True)
-            (kunit / "kunit.py").write_text("import sys\nprint(*sys.argv[1:])\n")
+            stub_kunit(d)
             Path(d, "lib").mkdir()
             Path(d, "lib/Kconfig.debug").write_text("config ATOMIC_KUNIT_TEST\n")
             stub = (f'source "$0" > /dev/null; TREE={d}; CHECK={d}; '
@@ -384,9 +389,7 @@ class Configurations(unittest.TestCase):
         on a row's arguments: x86_64's has --kernel_args, which config
         refuses (kunit.py stubbed out; make prepare then fails, unheard)."""
         with tempfile.TemporaryDirectory() as d:
-            kunit = Path(d, "tools/testing/kunit")
-            kunit.mkdir(parents=True)
-            (kunit / "kunit.py").write_text("import sys\nprint(*sys.argv[1:])\n")
+            stub_kunit(d)
             stub = (f'source "$0" > /dev/null; TREE={d}; '
                     f'prepare_build x86_64 {d}/b {d}/config.log || true')
             r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
