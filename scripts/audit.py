@@ -18,12 +18,11 @@ DIR holds, compiled against one configured build with the kernel's flags:
                           whether a failed op may skip the access;
   worries_{once,builtins,c11}.o  scripts/worries.c in each flavour, checked
                           against the rules of scripts/worries.tsv;
-  kconfig                 optional: the build's .config, for the rules that
-                          depend on it (s390: BCR 14,0 serialises only with
+  kconfig                 the build's .config, for the rules that depend
+                          on it (s390: BCR 14,0 serialises only with
                           CONFIG_HAVE_MARCH_Z196_FEATURES=y), which
-                          katomic.sh copies there. Without it the option is
-                          taken as set (the kernel's default, MARCH_Z196),
-                          and the log says so. Where it lacks
+                          katomic.sh copies there. Without it there is no
+                          verdict: the audit stops with an error. Where it lacks
                           CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y the build
                           does not offer the builtins (riscv with GCC 12):
                           their probe is audited all the same, its rows
@@ -233,10 +232,11 @@ for _a in ARCH.values():
 
 def rules(arch, kconfig):
     """ARCH[arch] for a build that sets the options kconfig (None: unknown,
-    each taken as set): a FULL_IF instruction whose option the build lacks
-    is neither a full barrier nor a fence; 'lacks' names it for messages."""
+    each taken as unset, so that no barrier is assumed): a FULL_IF
+    instruction whose option the build lacks is neither a full barrier nor
+    a fence; 'lacks' names it for messages."""
     A = ARCH[arch]
-    lacks = [(rx, o) for rx, o in A["full_if"].items() if kconfig is not None and o not in kconfig]
+    lacks = [(rx, o) for rx, o in A["full_if"].items() if kconfig is None or o not in kconfig]
     if not lacks:
         return A
     A, no = dict(A), "|".join(rx for rx, _ in lacks)
@@ -247,11 +247,14 @@ def rules(arch, kconfig):
 
 
 def build_config(arch, directory):
-    """(the options the build sets, where from) when DIR/kconfig, the
-    build's .config, exists; else (None, None)."""
+    """(the options the build sets, where from), from DIR/kconfig, the
+    build's .config; without it there is no verdict (SystemExit)."""
     path = directory / "kconfig"
-    if not path.exists():
-        return None, None
+    if not path.is_file():
+        opts = [BUILTINS_OPTION] + list(ARCH[arch]["full_if"].values())
+        sys.exit(f"audit: {path} missing: no verdict without the build's .config, which "
+                 f"says what the rules depend on ({arch}: {', '.join(opts)}); "
+                 "katomic.sh audit copies it there")
     return {m.group(1) for m in re.finditer(r"^(CONFIG_\w+)=[ym]$", path.read_text(), re.M)}, \
         str(path)
 
@@ -1859,23 +1862,28 @@ def selftest(which, verbose=False):
     from report import arches
     bad = 0
     # DIR/kconfig gives the build's options, and whether it offers the
-    # builtins (without a kconfig, it does).
-    for files, want in (({"kconfig": "CONFIG_HAVE_MARCH_Z10_FEATURES=y\n"
-                                     "# CONFIG_HAVE_MARCH_Z196_FEATURES is not set\n"
-                                     f"# {BUILTINS_OPTION} is not set\n"}, (False, False)),
-                        ({"kconfig": f"CONFIG_HAVE_MARCH_Z196_FEATURES=y\n{BUILTINS_OPTION}=y\n"},
-                         (True, True)),
-                        ({}, (None, True))):
+    # builtins.
+    for text, want in (("CONFIG_HAVE_MARCH_Z10_FEATURES=y\n"
+                        "# CONFIG_HAVE_MARCH_Z196_FEATURES is not set\n"
+                        f"# {BUILTINS_OPTION} is not set\n", (False, False)),
+                       (f"CONFIG_HAVE_MARCH_Z196_FEATURES=y\n{BUILTINS_OPTION}=y\n",
+                        (True, True))):
         with tempfile.TemporaryDirectory() as tmp:
-            for name, text in files.items():
-                (Path(tmp) / name).write_text(text)
+            (Path(tmp) / "kconfig").write_text(text)
             options = build_config("s390x", Path(tmp))[0]
-        got = (None if options is None else "CONFIG_HAVE_MARCH_Z196_FEATURES" in options,
-               offered("builtins", options))
+        got = ("CONFIG_HAVE_MARCH_Z196_FEATURES" in options, offered("builtins", options))
         if got != want or not offered("asm", options):
-            print(f"audit selftest: build_config of {files}: (z196, builtins offered) {got}, "
+            print(f"audit selftest: build_config of {text!r}: (z196, builtins offered) {got}, "
                   f"expected {want}")
             bad += 1
+    # Without one, no verdict.
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            build_config("s390x", Path(tmp))
+            print("audit selftest: build_config without a kconfig gave a verdict")
+            bad += 1
+        except SystemExit:
+            pass
     src = Path(__file__).parent / "audit_selftest.S"
     for arch in which:
         prefix = arches()[arch]["prefix"]
@@ -1886,7 +1894,9 @@ def selftest(which, verbose=False):
             alts = alternatives(prefix, obj, every)
         cases = SELFTEST + SELFTEST_ARCH[arch]
         for fn, check, want, *kconfig in cases:
-            kconfig = kconfig[0] if kconfig else None
+            # Without one of its own, a case is audited as the kernel's
+            # default build (s390: MARCH_Z196).
+            kconfig = kconfig[0] if kconfig else Z196
             if fn not in funcs:
                 print(f"audit selftest: {arch}: {fn} missing from audit_selftest.S")
                 bad += 1
@@ -2015,14 +2025,11 @@ def main():
     from report import arches
     prefix = arches()[arch]["prefix"]
     kconfig, source = build_config(arch, directory)
-    # The options the rules consulted: true, false, or null when unknown
-    # (taken as set).
-    options = {o: None if kconfig is None else o in kconfig
-               for o in ARCH[arch]["full_if"].values()}
+    # The options the rules consulted, true or false.
+    options = {o: o in kconfig for o in ARCH[arch]["full_if"].values()}
     for rx, o in ARCH[arch]["full_if"].items():
-        print(f"audit: {arch}: {o}" + (f"={'y' if options[o] else 'n'} ({source})" if source
-                                       else f" taken as set (no {directory}/kconfig)")
-              + f": '{rx}' is {'' if options[o] is not False else 'not '}a full barrier")
+        print(f"audit: {arch}: {o}={'y' if options[o] else 'n'} ({source}): "
+              f"'{rx}' is {'' if options[o] else 'not '}a full barrier")
     ordering = audit_ordering(arch, prefix, directory, kconfig)
     worries = audit_worries(arch, prefix, directory, kconfig)
     # What the build does not offer is audited, and shown, but fails no run.
