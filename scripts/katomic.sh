@@ -771,7 +771,9 @@ run_one() {
 	list=$(config_args "$name") || exit 1
 	mapfile -t args <<< "$list"
 	mkdir -p "$bdir"
-	rm -f "$out".*
+	# Only what this run produces: kunit.py leaves its console in the build
+	# directory, and a build that fails leaves the last boot's there.
+	rm -f "$out".* "$bdir/test.log"
 	local t0=$SECONDS
 	: > "$out.kunit.log"
 	if audit_only "$name"; then

@@ -400,6 +400,30 @@ class Configurations(unittest.TestCase):
         self.assertIn("--kconfig_add=CONFIG_ACPI=n", config)
         self.assertFalse([a for a in config if a.startswith("--kernel_args")])
 
+    def test_failed_build_no_earlier_figures(self):
+        """A build that fails shows none of the last boot's figures, which
+        kunit.py left in the build directory's test.log (kunit.py stubbed
+        out: it fails as a build does, before any boot)."""
+        with tempfile.TemporaryDirectory() as d:
+            kunit = Path(d, "tree/tools/testing/kunit")
+            kunit.mkdir(parents=True)
+            (kunit / "kunit.py").write_text("import sys\nprint('ERROR: build failed')\n"
+                                            "sys.exit(1)\n")
+            bdir = Path(d, "work/build/s390x")
+            bdir.mkdir(parents=True)
+            with tarfile.open(HERE / "testdata/results.tar.xz") as t:
+                (bdir / "test.log").write_bytes(t.extractfile("s390x.console.log").read())
+            stub = (f'source "$0" > /dev/null; TREE={d}/tree; WORK={d}/work; '
+                    f'RESULTS={d}/results; mkdir -p $RESULTS; audited() {{ false; }}; '
+                    'run_one s390x')
+            r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            row = summary.summarise(Path(d, "results"), "s390x")
+        self.assertFalse(row["ok"])
+        self.assertIn("the kernel did not boot", " ".join(row["problems"]))
+        self.assertEqual((row["stress_operations"], row["litmus_runs"]), ({}, 0))
+
     def test_matrix(self):
         """Every configuration of the three matrices is a valid name."""
         for which in ((), ("more",), ("arches",)):
