@@ -23,8 +23,10 @@ DIR holds, compiled against one configured build with the kernel's flags:
                           CONFIG_HAVE_MARCH_Z196_FEATURES=y), which
                           katomic.sh copies there. Without it there is no
                           verdict: the audit stops with an error. Where it lacks
-                          CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y the build
-                          does not offer the builtins (riscv with GCC 12):
+                          CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y (riscv with
+                          GCC 12) or CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS=y
+                          (a compiler whose builtins were not checked), the
+                          build does not offer the builtins:
                           their probe is audited all the same, its rows
                           marked "offered": false, and what would fail there
                           is logged and fails no run.
@@ -251,7 +253,7 @@ def build_config(arch, directory):
     build's .config; without it there is no verdict (SystemExit)."""
     path = directory / "kconfig"
     if not path.is_file():
-        opts = [BUILTINS_OPTION] + list(ARCH[arch]["full_if"].values())
+        opts = sorted(BUILTINS_OPTIONS) + list(ARCH[arch]["full_if"].values())
         sys.exit(f"audit: {path} missing: no verdict without the build's .config, which "
                  f"says what the rules depend on ({arch}: {', '.join(opts)}); "
                  "katomic.sh audit copies it there")
@@ -262,13 +264,13 @@ def build_config(arch, directory):
 # Where the architecture does not select it, the build cannot choose the
 # builtins implementation (riscv with GCC 12, which calls libatomic for 1-
 # and 2-byte ops and drops the release of a compare-exchange).
-BUILTINS_OPTION = "CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS"
+BUILTINS_OPTIONS = {"CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS", "CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS"}
 
 
 def offered(impl, kconfig):
     """Whether the build offers the implementation impl; an unknown
     Kconfig (None) offers both."""
-    return impl != "builtins" or kconfig is None or BUILTINS_OPTION in kconfig
+    return impl != "builtins" or kconfig is None or BUILTINS_OPTIONS <= kconfig
 
 
 class Insn:
@@ -1865,8 +1867,9 @@ def selftest(which, verbose=False):
     # builtins.
     for text, want in (("CONFIG_HAVE_MARCH_Z10_FEATURES=y\n"
                         "# CONFIG_HAVE_MARCH_Z196_FEATURES is not set\n"
-                        f"# {BUILTINS_OPTION} is not set\n", (False, False)),
-                       (f"CONFIG_HAVE_MARCH_Z196_FEATURES=y\n{BUILTINS_OPTION}=y\n",
+                        "# CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS is not set\n", (False, False)),
+                       ("CONFIG_HAVE_MARCH_Z196_FEATURES=y\n"
+                        + "".join(f"{o}=y\n" for o in BUILTINS_OPTIONS),
                         (True, True))):
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "kconfig").write_text(text)
@@ -2046,8 +2049,9 @@ def main():
         n = {v: sum(1 for r in ordering if r["impl"] == impl and r["verdict"] == v)
              for v in ("pass", "cost", "fail", "absent")}
         print(f"audit: {arch} {impl}: " + ("" if offered(impl, kconfig) else
-                                          f"{unoffered} ({source}: {BUILTINS_OPTION} is "
-                                          "not set): ")
+                                          f"{unoffered} ({source}: "
+                                          f"{' or '.join(sorted(BUILTINS_OPTIONS - kconfig))}"
+                                          " not set): ")
               + f"{n['pass'] + n['cost'] + n['fail']} functions, "
               f"{n['fail']} {'fail' if offered(impl, kconfig) else 'would fail'}, "
               f"{n['cost']} with a needless barrier, {n['absent']} not in this kernel")

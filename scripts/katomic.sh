@@ -99,7 +99,9 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   the builtins (ARCH-bench with GCC, else ARCH-COMPILER-bench);
                   no builtins kernel where the architecture does not offer
                   them with a compiler (its asm build's .config lacks
-                  CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y: riscv64 with GCC);
+                  CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y: riscv64 with GCC,
+                  or CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS=y: a compiler
+                  whose builtins were not checked);
                   where ARCH is this machine's (x86_64), the probes of every
                   build timed on its CPU in user space (scripts/hwbench.py);
                   writes results/report.{md,json,*.png}. Two kernel builds
@@ -816,7 +818,7 @@ run_one() {
 	# builtins: whether the architecture offers the builtins with this
 	# compiler, and so whether the boot tests them (riscv: not with GCC).
 	local builtins=false
-	! grep -qx CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y "$bdir/.config" 2>/dev/null || builtins=true
+	! offers_builtins "$bdir" 2>/dev/null || builtins=true
 	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s, "boot": %s, "builtins": %s}\n' \
 		"$name" "$rc" $((SECONDS - t0)) "$libcalls" "$audit" "$boot" "$builtins" > "$out.run.json"
 	return 0
@@ -1139,9 +1141,12 @@ hwbench() {
 		say "[report] warning: hwbench failed: the report has no hardware timings of $arch"
 }
 
-# Whether the kernel configured in BDIR offers CONFIG_ATOMIC_BUILTINS (riscv:
-# with clang alone).
-offers_builtins() { grep -qx CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y "$1/.config"; }
+# Whether the kernel configured in BDIR offers CONFIG_ATOMIC_BUILTINS: the
+# architecture (riscv: with clang alone) and the compiler (GCC 12, clang 19).
+offers_builtins() {
+	grep -qx CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y "$1/.config" &&
+		grep -qx CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS=y "$1/.config"
+}
 
 stock_tree() {
 	local st=$WORK/stock

@@ -26,8 +26,9 @@ RESULTS/report.json (each entry names the series it was built from):
 and the same with -COMPILER after VARIANT for each further compiler of the
 row (its compilers column: clang), but for the further variants, which are
 built with GCC alone. Where the asm build's .config lacks
-CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y, the architecture does not offer the
-builtins with that compiler (riscv64 with GCC): there is no builtins
+CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y (riscv64 with GCC) or
+CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS=y (a compiler whose builtins were not
+checked), the kernel does not offer the builtins: there is no builtins
 variant, and the entry compares stock and asm alone. The benchmarks come
 from the boot of the first compiler, GCC then the compilers column, that
 offers the builtins:
@@ -174,9 +175,11 @@ def series_id():
 
 
 def offers_builtins(bdir):
-    """Whether the kernel configured in bdir offers CONFIG_ATOMIC_BUILTINS."""
+    """Whether the kernel configured in bdir offers CONFIG_ATOMIC_BUILTINS:
+    the architecture, and the compiler."""
     config = Path(bdir, ".config").read_text().splitlines()
-    return "CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y" in config
+    return {"CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y",
+            "CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS=y"} <= set(config)
 
 
 def kconfig_select(tree, karch):
