@@ -18,7 +18,7 @@ help:
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
 	@echo "make check      every patch: checkpatch --strict, W=1 builds of what it touches, no new W=1 or sparse warning there, the suites booted at each topic's end (scripts/katomic.sh --help)"
-	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv)"
+	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv, test-*)"
 
 test:
 	$(KATOMIC) run s390x
@@ -48,4 +48,4 @@ report:
 
 clean:
 	rm -rf "$${KATOMIC_WORK:-$$HOME/.cache/katomic}"
-	find results -type f ! -name 'report*' ! -name check.tsv ! -name audit.md -delete 2>/dev/null || true
+	find results -type f ! -name 'report*' ! -name check.tsv ! -name audit.md ! -name 'test-*' -delete 2>/dev/null || true

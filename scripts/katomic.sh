@@ -819,8 +819,8 @@ run_one() {
 	# compiler, and so whether the boot tests them (riscv: not with GCC).
 	local builtins=false
 	! offers_builtins "$bdir" 2>/dev/null || builtins=true
-	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s, "boot": %s, "builtins": %s}\n' \
-		"$name" "$rc" $((SECONDS - t0)) "$libcalls" "$audit" "$boot" "$builtins" > "$out.run.json"
+	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s, "boot": %s, "builtins": %s, "series": "%s"}\n' \
+		"$name" "$rc" $((SECONDS - t0)) "$libcalls" "$audit" "$boot" "$builtins" "$(series_id)" > "$out.run.json"
 	return 0
 }
 
@@ -1064,15 +1064,24 @@ EOF
 # other machines, as the CI pipeline's merge job does):
 # results/summary.{md,json}, and for the whole matrix of make test-all the
 # audit's tables, results/audit.md; fails unless every one of them passed.
+# The summary of a whole matrix is also kept by the repository, with the
+# series it ran on: results/test-{all,more,arches}.{md,json}.
 cmd_summary() {
-	local c audits=()
+	local c m audits=() rc=0
 	[ $# -gt 0 ] || die "summary: name at least one configuration"
 	for c in "$@"; do [ ! -f "$RESULTS/$c.audit.json" ] || audits+=("$c=$RESULTS/$c.audit.json"); done
 	# results/audit.md, which the repository keeps, is the whole matrix's.
 	if [ ${#audits[@]} -gt 0 ] && [ "$*" = "$(cmd_configs | paste -sd ' ')" ]; then
 		python3 "$REPO/scripts/audit.py" --table "$RESULTS/audit.md" "${audits[@]}"
 	fi
-	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@"
+	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@" || rc=$?
+	for m in all more arches; do
+		[ "$*" = "$(cmd_configs ${m/all/} | paste -sd ' ')" ] || continue
+		cp "$RESULTS/summary.md" "$REPO/results/test-$m.md"
+		cp "$RESULTS/summary.json" "$REPO/results/test-$m.json"
+		say "the repository's record of make test-$m: results/test-$m.md"
+	done
+	return $rc
 }
 
 # The report's kernels: kunit/report.kunitconfig (no tests), built from the

@@ -290,6 +290,7 @@ def summarise(results, name):
         "notes": notes,
         "ok": not problems,
         "seconds": run["seconds"],
+        "series": run.get("series"),
         "passed": count["PASS"],
         "failed": count["FAIL"] + count["ERROR"],
         "skipped": count["SKIP"],
@@ -381,9 +382,15 @@ def main():
     for r in rows:
         sometimes += [f"| {r['config']} | {t['suite']} | {t['test']} | {t['histogram']} |"
                       for t in r["litmus"] if not t["never"]]
-    (results / "summary.md").write_text("# katomic test summary\n\n" + "\n".join(lines + sometimes)
-                                        + "\n")
-    (results / "summary.json").write_text(json.dumps(rows, indent=2) + "\n")
+    # The series each run was built from (scripts/katomic.sh series_id).
+    series = sorted({r["series"] for r in rows if r.get("series")})
+    head = f"Series {', '.join(series) or 'unknown'} (sha256 of patches/, 16 digits)"
+    if len(series) > 1:
+        head += ": the runs are of different series"
+    (results / "summary.md").write_text("# katomic test summary\n\n" + head + "\n\n"
+                                        + "\n".join(lines + sometimes) + "\n")
+    (results / "summary.json").write_text(json.dumps({"series": series, "configs": rows},
+                                                     indent=2) + "\n")
     print("\n".join(lines))
     passed = sum(r["passed"] for r in rows)
     failed = sum(r["failed"] for r in rows) + sum(1 for r in rows if not r["ok"] and not r["failed"])

@@ -288,6 +288,18 @@ class Recorded(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("riscv64: no results", r.stdout)
 
+    def test_series(self):
+        """The summary names the series each run was built from, and says
+        so when a merge mixes runs of different series."""
+        for name in RECORDED:
+            self.edit_json(name, "run.json", lambda d: d.update(series="0123456789abcdef"))
+        md = self.main(*RECORDED)[1]
+        self.assertIn("Series 0123456789abcdef (", md)
+        self.edit_json("riscv64", "run.json", lambda d: d.update(series="fedcba9876543210"))
+        md = self.main(*RECORDED)[1]
+        self.assertIn("Series 0123456789abcdef, fedcba9876543210", md)
+        self.assertIn("the runs are of different series", md)
+
     def test_exit_status(self):
         self.assertEqual(self.main(*RECORDED)[0], 0)
         self.edit_json("riscv64", "run.json", lambda d: d.update(rc=137))
