@@ -17,7 +17,7 @@ help:
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
-	@echo "make check      every patch: checkpatch --strict, W=1 builds of what it touches, no new W=1 or sparse warning there, the suites booted at each topic's end (scripts/katomic.sh --help)"
+	@echo "make check      every patch changed since results/check.tsv (FROM=N: all from patch N): checkpatch --strict, W=1 builds of what it touches, no new W=1 or sparse warning there, the suites booted at each topic's end (scripts/katomic.sh --help)"
 	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv, test-*)"
 
 test:
@@ -39,7 +39,8 @@ test-arches:
 deps tree export reset:
 	$(KATOMIC) $@
 
-# FROM=N resumes at patch N.
+# Without FROM, the patches changed since results/check.tsv; FROM=N: all
+# from patch N on.
 check:
 	$(KATOMIC) check $(FROM)
 

@@ -581,10 +581,16 @@ topics() {
 # series: the suites compile for the rows of make test-arches and sh, and
 # list every atomic. Per patch a line of $RESULTS/check.tsv: number, seconds,
 # configurations, result.
+# The id of the patch of commit C: git patch-id (its diff, not its message)
+# in 12 digits; results/check.tsv's fifth column. A topic-end boot's is the
+# hash of the ids of the patches it booted.
+patch_id() { tree_git show "$1" | git patch-id --stable | cut -c1-12; }
+boot_id() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
+
 cmd_check() {
-	local first=${1:-1} c n=0 bad=0 t0 cfg cfgs files new res
-	local tests_first last built= tip
-	case $first in *[!0-9]*|0) die "check: N is a patch number (1 is the first)" ;; esac
+	local first=${1:-} c n=0 bad=0 t0 cfg cfgs files new res id row ids=() topic_done=
+	local tests_first last built= tip old tests
+	case $first in 0|*[!0-9]*) die "check: N is a patch number (1 is the first)" ;; esac
 	PACKAGES+=" sparse" cmd_deps $(arches) $(arches_of all | sed 's/$/-clang/')
 	cmd_tree
 	CHECK=$WORK/check CHECK_TSV=$RESULTS/check.tsv
@@ -596,12 +602,21 @@ cmd_check() {
 		END { exit bad || next_ != n }' BEGIN_next_=0 ||
 		die "check: the cover letter's topics ('Topic N, ... (patches A-B') do not cover patches 1-$(tree_git rev-list --count pristine..HEAD) in order: $(topics | paste -sd ' ')"
 	read -r tests_first last < <(topics | tail -1)
+	tests=$(tree_git rev-list --reverse pristine..HEAD | sed -n "$tests_first,\$p" |
+		while read -r c; do patch_id "$c"; done)
 	trap 'tree_git checkout -q -f katomic' EXIT
-	if [ "$first" -gt 1 ]; then
+	# Without N: only the patches whose line is missing, failed, or of
+	# another patch text (its id), and the topic-end boots they affect.
+	old=$CHECK/check.tsv.old
+	touch "$CHECK_TSV"
+	cp "$CHECK_TSV" "$old"
+	if [ -z "$first" ]; then
+		first=1
+		: > "$CHECK_TSV"
+	elif [ "$first" -gt 1 ]; then
 		# Resumed: what the current topic built so far, for its boot, and
 		# the lines of the patches before the Nth (results/check.tsv is
 		# committed: a resume on a fresh machine has them too).
-		touch "$CHECK_TSV"
 		built=$(topics | awk -v n="$first" '$1 <= n && n <= $2 { print $1 }' |
 			xargs -I{} awk -F'\t' -v a={} -v n="$first" \
 			'$1 >= a && $1 < n && $4 !~ /^boot/ && $4 != "build" { print $3 }' "$CHECK_TSV")
@@ -609,17 +624,34 @@ cmd_check() {
 		mv "$CHECK_TSV.new" "$CHECK_TSV"
 	else
 		: > "$CHECK_TSV"
+		: > "$old"
 	fi
 	for c in $(tree_git rev-list --reverse pristine..HEAD); do
 		n=$((n + 1))
+		id=$(patch_id "$c")
+		ids+=("$id")
 		[ $n -ge "$first" ] || continue
 		t0=$SECONDS res=ok
-		say "[$n/$last] $(tree_git log -1 --format='%h %s' "$c")"
+		# Every patch's message and diff, also of one checked before.
 		if ! tree_git format-patch -1 --stdout "$c" |
 		     (cd "$TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --quiet \
 			--ignore UNKNOWN_COMMIT_ID - 2>/dev/null); then
 			res="checkpatch" bad=1
 		fi
+		row=$(awk -F'\t' -v n=$n -v id="$id" '$1 == n && $4 == "ok" && $5 == id' "$old")
+		if [ -n "$row" ] && [ -z "${1:-}" ] && [ $res = ok ]; then
+			say "[$n/$last] $(tree_git log -1 --format='%h %s' "$c"): checkpatch-clean; built as $id before, unchanged"
+			echo "$row" >> "$CHECK_TSV"
+			built+=" $(cut -f3 <<< "$row")"
+			if [ $n -lt "$tests_first" ] && topics | grep -q " $n\$"; then
+				check_topic_boot "$n" "$tests_first" "$tip" "$(boot_id "${ids[@]}" $tests)" \
+					"$topic_done" $built || bad=1
+				built= topic_done=
+			fi
+			continue
+		fi
+		topic_done=changed
+		say "[$n/$last] $(tree_git log -1 --format='%h %s' "$c")"
 		mapfile -t files < <(tree_git diff-tree --no-commit-id --name-only -r "$c")
 		# What the patch offers (a builtins select) counts: at the patch.
 		tree_git checkout -q "$c"
@@ -648,10 +680,11 @@ cmd_check() {
 			fi
 			built+=" $cfg"
 		done
-		printf '%d\t%d\t%s\t%s\n' $n $((SECONDS - t0)) "$(echo $cfgs)" $res >> "$CHECK_TSV"
+		printf '%d\t%d\t%s\t%s\t%s\n' $n $((SECONDS - t0)) "$(echo $cfgs)" $res "$id" >> "$CHECK_TSV"
 		if [ $n -lt "$tests_first" ] && topics | grep -q " $n\$"; then
-			check_topic_boot "$n" "$tests_first" "$tip" $built || bad=1
-			built=
+			check_topic_boot "$n" "$tests_first" "$tip" "$(boot_id "${ids[@]}" $tests)" \
+				changed $built || bad=1
+			built= topic_done=
 		fi
 	done
 	tree_git checkout -q katomic
@@ -666,9 +699,18 @@ cmd_check() {
 # At topic end N: the tests topic (TESTS_FIRST to the tip TIP) picked on top,
 # the suites booted on each configuration built (a builtins one only where
 # it needs its own compiler: every boot tests both implementations).
+# N TESTS_FIRST TIP ID CHANGED CONFIG...: unless CHANGED, the boot lines of
+# results/check.tsv.old that passed with ID are kept, and nothing booted.
 check_topic_boot() {
-	local n=$1 tests_first=$2 tip=$3 cfg res bad=0
-	shift 3
+	local n=$1 tests_first=$2 tip=$3 id=$4 changed=$5 cfg res bad=0 rows
+	shift 5
+	rows=$(awk -F'\t' -v n="$n" -v id="$id" '$1 == n && $4 == "boot ok" && $5 == id' \
+		"$CHECK/check.tsv.old")
+	if [ -z "$changed" ] && [ -n "$rows" ]; then
+		say "[$n] end of a topic: booted as $id before, unchanged"
+		echo "$rows" >> "$CHECK_TSV"
+		return 0
+	fi
 	say "[$n] end of a topic: the suites of patches $tests_first-on on top, booted"
 	tree_git checkout -q --detach
 	if ! tree_git cherry-pick "$(tree_git rev-list --reverse pristine.."$tip" |
@@ -686,7 +728,7 @@ check_topic_boot() {
 			say "  $cfg: FAILED (log: $CHECK/$cfg.boot.log)"
 			res=FAILED bad=1
 		fi
-		printf '%d\t%d\t%s\tboot %s\n' "$n" $((SECONDS - t0)) "$cfg" $res >> "$CHECK_TSV"
+		printf '%d\t%d\t%s\tboot %s\t%s\n' "$n" $((SECONDS - t0)) "$cfg" $res "$id" >> "$CHECK_TSV"
 	done
 	return $bad
 }

@@ -566,10 +566,11 @@ def hardware(hw):
     L = []
     for arch, h in hw.items():
         vs = [v for v in h["variants"] if h["baseline"][v] != v]
-        L += [f"## Speed on hardware: {arch}", "",
-              f"**Hardware figures**, unlike the TCG ones above: each build's",
-              "`scripts/atomic_probe.c` object, the kernel's machine code, linked into",
-              f"`scripts/hwbench.c` and run in user space on this machine's CPU ({h['cpu']},",
+        L += [f"## Speed in user space on this machine's CPU: {arch}", "",
+              "**Native figures, not the kernel on bare metal**, unlike the TCG ones above:",
+              "each build's `scripts/atomic_probe.c` object, the kernel's machine code,",
+              f"linked into `scripts/hwbench.c` and run in user space on this machine's CPU "
+              f"({h['cpu']},",
               f"{h['cpus']} CPUs{', a virtual machine' if h.get('virtual') else ''}), never in "
               f"its kernel. {h['rounds']} rounds",
               f"of {h['calls']} calls per variant, interleaved; nanoseconds per call and",

@@ -436,6 +436,55 @@ class Configurations(unittest.TestCase):
         self.assertIn("the kernel did not boot", " ".join(row["problems"]))
         self.assertEqual((row["stress_operations"], row["litmus_runs"]), ({}, 0))
 
+    def test_check_changed_only(self):
+        """make check without FROM rebuilds only the patches whose line in
+        results/check.tsv is missing or has another id (git patch-id), and
+        checkpatches every one (a three-patch tree; checkpatch, builds and
+        boots stubbed out)."""
+        with tempfile.TemporaryDirectory() as d:
+            tree, results = Path(d, "linux"), Path(d, "results")
+            results.mkdir()
+            git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tree)]
+            subprocess.run(["git", "init", "-q", "-b", "katomic", str(tree)], check=True)
+            for i in range(4):
+                Path(tree, f"f{i}").write_text(f"{i}\n")
+                subprocess.run(git + ["add", f"f{i}"], check=True)
+                subprocess.run(git + ["commit", "-q", "-m", f"patch {i}"], check=True)
+                if not i:
+                    subprocess.run(git + ["tag", "pristine"], check=True)
+            ids = [subprocess.run(f"git -C {tree} show HEAD~{2 - i} | git patch-id --stable",
+                                  shell=True, capture_output=True, text=True).stdout[:12]
+                   for i in range(3)]
+            Path(results, "check.tsv").write_text(
+                f"1\t10\ts390x\tok\t{ids[0]}\n2\t10\ts390x\tok\t000000000000\n"
+                f"3\t10\ts390x\tok\t{ids[2]}\n")
+            Path(tree, "scripts").mkdir()
+            Path(tree, "scripts/checkpatch.pl").write_text("#!/bin/sh\ncat > /dev/null\n")
+            Path(tree, "scripts/checkpatch.pl").chmod(0o755)
+            stub = (f'source "$0" > /dev/null; TREE={tree}; WORK={d}; RESULTS={results}; '
+                    'cmd_deps() { :; }; cmd_tree() { :; }; patch_configs() { :; }; '
+                    'compile_suites() { :; }; atomics_listed() { :; }; '
+                    'check_boot() { echo "Testing complete" > "$CHECK/$1.boot.log"; }; '
+                    'topics() { printf "1 2\n3 3\n"; }; cmd_check')
+            r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            rows = [x.split("\t") for x in Path(results, "check.tsv").read_text().splitlines()]
+            # Again: nothing changed, nothing built or booted, the same lines.
+            again = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                                   text=True, timeout=60)
+            self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+            self.assertIn("[2] end of a topic: booted as", again.stdout)
+            self.assertEqual(Path(results, "check.tsv").read_text().splitlines(),
+                             ["\t".join(x) for x in rows])
+        unchanged = [x for x in r.stdout.splitlines() if "unchanged" in x]
+        self.assertEqual([x.split()[1] for x in unchanged], ["[1/3]", "[3/3]"])
+        # The topic of patches 1-2 changed: its end booted again, with an id.
+        self.assertEqual([(x[0], x[3]) for x in rows], [("1", "ok"), ("2", "ok"),
+                                                         ("2", "boot ok"), ("3", "ok")])
+        self.assertEqual([x[4] for x in rows if x[3] == "ok"], ids)
+        self.assertRegex(rows[2][4], "^[0-9a-f]{12}$")
+
     def test_matrix(self):
         """Every configuration of the three matrices is a valid name."""
         for which in ((), ("more",), ("arches",)):
