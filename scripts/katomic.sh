@@ -70,8 +70,11 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   an audit-only configuration (-z10) is configured and
                   prepared (kunit.py config, make prepare), not built or
                   booted, and only audited
-  check [N]       every patch as a maintainer applies it (from the Nth on:
-                  resumes): checkpatch --strict, then a W=1 build of the
+  check [N]       every patch as a maintainer applies it: those whose line
+                  in results/check.tsv is missing, failed or of another
+                  patch id (git patch-id), and their topics' boots (N: every
+                  patch from the Nth on); checkpatch --strict of every
+                  patch, then a W=1 build of the
                   configurations whose sources the patch touches (an
                   architecture's directory: its rows, and its builtins where
                   offered; the suites: every row; generic code: the rows of
@@ -84,8 +87,9 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   built; then, on the series, the suites compiled (W=1)
                   for those of make test-arches and sh, and checked to list
                   every operation of scripts/atomic/atomics.tbl. Per patch
-                  a line in results/check.tsv, which a resumed check keeps
-                  up to patch N (it may come from another machine)
+                  a line in results/check.tsv with the patch's id, which a
+                  later check keeps where the patch is unchanged, and
+                  check N up to patch N (it may come from another machine)
   report [ARCH...] assembly vs builtins vs the stock tree, per architecture
                   (every one of make test-all, or those named; the others'
                   entries are kept
