@@ -591,6 +591,10 @@ topics() {
 patch_id() { tree_git show "$1" | git patch-id --stable | cut -c1-12; }
 boot_id() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
 
+# Whether patch N ends a topic (no pipe into grep -q, whose early exit
+# would fail the pipeline under pipefail).
+topic_end() { [[ $'\n'"$(topics)"$'\n' == *" $1"$'\n'* ]]; }
+
 cmd_check() {
 	local first=${1:-} c n=0 bad=0 t0 cfg cfgs files new res id row ids=() topic_done=
 	local tests_first last built= tip old tests
@@ -647,7 +651,7 @@ cmd_check() {
 			say "[$n/$last] $(tree_git log -1 --format='%h %s' "$c"): checkpatch-clean; built as $id before, unchanged"
 			echo "$row" >> "$CHECK_TSV"
 			built+=" $(cut -f3 <<< "$row")"
-			if [ $n -lt "$tests_first" ] && topics | grep -q " $n\$"; then
+			if [ $n -lt "$tests_first" ] && topic_end $n; then
 				check_topic_boot "$n" "$tests_first" "$tip" "$(boot_id "${ids[@]}" $tests)" \
 					"$topic_done" $built || bad=1
 				built= topic_done=
@@ -685,7 +689,7 @@ cmd_check() {
 			built+=" $cfg"
 		done
 		printf '%d\t%d\t%s\t%s\t%s\n' $n $((SECONDS - t0)) "$(echo $cfgs)" $res "$id" >> "$CHECK_TSV"
-		if [ $n -lt "$tests_first" ] && topics | grep -q " $n\$"; then
+		if [ $n -lt "$tests_first" ] && topic_end $n; then
 			check_topic_boot "$n" "$tests_first" "$tip" "$(boot_id "${ids[@]}" $tests)" \
 				changed $built || bad=1
 			built= topic_done=
