@@ -385,6 +385,35 @@ def offered(report, audit):
     return L
 
 
+# Why the series' assembly still takes more instructions than the stock
+# tree's or the builtins' in a probe function: per architecture (both
+# compilers), a regular expression of the function and the reason.
+BEHIND_WHY = {
+    "s390x": [
+        (r"atomic(64)?_(dec|sub)_and_test",
+         "returned as a value; the asm goto branches on the condition code, and each of "
+         "its two paths materialises the bool (LHI and an extension), where the "
+         "builtins compare the old value once. Branched on, as `if "
+         "(atomic_dec_and_test(v))` is, it takes fewer (atomic_dec_and_test_if)"),
+        (r"try_cmpxchg_u(32|64)",
+         "the builtins branch on COMPARE AND SWAP's condition code; an asm can give it "
+         "only as a flag output (GCC 14.2) or through asm goto with outputs, which the "
+         "kernel turns off for GCC 12 (GCC_ASM_GOTO_OUTPUT_BROKEN, GCC PR113921), so the "
+         "asm compares the value returned"),
+        (r"atomic(64)?_fetch_add",
+         "*ptr is the LOAD AND ADD's in-out operand (\"+QS\"), so the result cannot take "
+         "the register that holds the address, as the builtins' `laag %r2,%r3,0(%r2)` "
+         "does: only an input operand would allow that, and the instruction writes it"),
+    ],
+}
+
+
+def behind_why(arch, fn):
+    """The reason the asm of fn is longer on arch (ARCH[-COMPILER]), or None."""
+    return next((why for rx, why in BEHIND_WHY.get(arch.split("-")[0], [])
+                 if re.fullmatch(rx, fn)), None)
+
+
 def ratio(x):
     return "-" if x is None else f"{x:.2f}"
 
@@ -460,6 +489,11 @@ def markdown(report, audit, hw):
                                       ", ".join(f"{f} ({a} against {s}"
                                                 + ("" if b is None else f" and {b}") + ")"
                                                 for f, (s, a, b) in behind.items())))
+            why = {}
+            for f in behind:
+                why.setdefault(behind_why(arch, f), []).append(f)
+            if arch.split("-")[0] in BEHIND_WHY:
+                L += [f"  - {', '.join(fs)}: {w or 'no reason found yet'}" for w, fs in why.items()]
         if r["headline"]["stock_differs"]:
             L.append(f"- {arch}: asm differs from stock in: "
                      + ", ".join(r["headline"]["stock_differs"]))

@@ -508,6 +508,15 @@ class Report(unittest.TestCase):
         self.assertEqual(report.audit_key("arm64-clang", r), "arm64 asm-clang")
         self.assertEqual(report.audit_key("arm64", r, "llsc"), "arm64 llsc")
 
+    def test_behind_why(self):
+        """Where s390's asm is longer, the report says why, for either
+        compiler; elsewhere it has nothing to say."""
+        for arch, fn in (("s390x", "try_cmpxchg_u32"), ("s390x-clang", "atomic_sub_and_test"),
+                         ("s390x", "atomic64_fetch_add")):
+            self.assertTrue(report.behind_why(arch, fn), (arch, fn))
+        self.assertIsNone(report.behind_why("s390x", "try_cmpxchg_u8"))
+        self.assertIsNone(report.behind_why("x86_64", "try_cmpxchg_u32"))
+
     def test_bloat_pairs(self):
         with tempfile.TemporaryDirectory() as d:
             built = {v: f"{d}/{v}" for v in ("stock", "asm", "builtins", "llsc")}
