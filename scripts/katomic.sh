@@ -591,6 +591,13 @@ topics() {
 patch_id() { tree_git show "$1" | git patch-id --stable | cut -c1-12; }
 boot_id() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
 
+# N TSV: TSV is this check's lines up to patch N, then the earlier check's
+# after it (CHECK/check.tsv.old).
+check_tsv_keep() {
+	{ cat "$CHECK_TSV"; awk -F'\t' -v n="$1" '$1 > n' "$CHECK/check.tsv.old"; } > "$2.new"
+	mv "$2.new" "$2"
+}
+
 # Whether patch N ends a topic (no pipe into grep -q, whose early exit
 # would fail the pipeline under pipefail).
 topic_end() { [[ $'\n'"$(topics)"$'\n' == *" $1"$'\n'* ]]; }
@@ -601,7 +608,10 @@ cmd_check() {
 	case $first in 0|*[!0-9]*) die "check: N is a patch number (1 is the first)" ;; esac
 	PACKAGES+=" sparse" cmd_deps $(arches) $(arches_of all | sed 's/$/-clang/')
 	cmd_tree
-	CHECK=$WORK/check CHECK_TSV=$RESULTS/check.tsv
+	# The lines of this check go to CHECK_TSV, results/check.tsv is kept
+	# whole after each patch: these, then the earlier check's of the
+	# patches still to come (an interrupted check loses none).
+	CHECK=$WORK/check CHECK_TSV=$WORK/check/check.tsv.this tsv=$RESULTS/check.tsv
 	mkdir -p "$CHECK" "$RESULTS"
 	tip=$(tree_git rev-parse HEAD)
 	# The topics must cover the series, one after the other.
@@ -616,23 +626,19 @@ cmd_check() {
 	# Without N: only the patches whose line is missing, failed, or of
 	# another patch text (its id), and the topic-end boots they affect.
 	old=$CHECK/check.tsv.old
-	touch "$CHECK_TSV"
-	cp "$CHECK_TSV" "$old"
+	touch "$tsv"
+	cp "$tsv" "$old"
+	: > "$CHECK_TSV"
 	if [ -z "$first" ]; then
 		first=1
-		: > "$CHECK_TSV"
 	elif [ "$first" -gt 1 ]; then
 		# Resumed: what the current topic built so far, for its boot, and
 		# the lines of the patches before the Nth (results/check.tsv is
 		# committed: a resume on a fresh machine has them too).
 		built=$(topics | awk -v n="$first" '$1 <= n && n <= $2 { print $1 }' |
 			xargs -I{} awk -F'\t' -v a={} -v n="$first" \
-			'$1 >= a && $1 < n && $4 !~ /^boot/ && $4 != "build" { print $3 }' "$CHECK_TSV")
-		awk -F'\t' -v n="$first" '$1 < n' "$CHECK_TSV" > "$CHECK_TSV.new"
-		mv "$CHECK_TSV.new" "$CHECK_TSV"
-	else
-		: > "$CHECK_TSV"
-		: > "$old"
+			'$1 >= a && $1 < n && $4 !~ /^boot/ && $4 != "build" { print $3 }' "$old")
+		awk -F'\t' -v n="$first" '$1 < n' "$old" > "$CHECK_TSV"
 	fi
 	for c in $(tree_git rev-list --reverse pristine..HEAD); do
 		n=$((n + 1))
@@ -656,6 +662,7 @@ cmd_check() {
 					"$topic_done" $built || bad=1
 				built= topic_done=
 			fi
+			check_tsv_keep "$n" "$tsv"
 			continue
 		fi
 		topic_done=changed
@@ -694,12 +701,13 @@ cmd_check() {
 				changed $built || bad=1
 			built= topic_done=
 		fi
+		check_tsv_keep "$n" "$tsv"
 	done
 	tree_git checkout -q katomic
 	say "the series: the suites on more architectures, the list of atomics"
 	compile_suites || bad=1
 	atomics_listed || bad=1
-	say "per patch: $CHECK_TSV; $SECONDS s in all"
+	say "per patch: $tsv; $SECONDS s in all"
 	[ $bad -eq 0 ] || die "some patches are not clean, do not build, warn or fail"
 	say "every patch is checkpatch-clean, builds without a new warning, and each topic passes the suites"
 }

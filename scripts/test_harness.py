@@ -477,6 +477,17 @@ class Configurations(unittest.TestCase):
             self.assertIn("[2] end of a topic: booted as", again.stdout)
             self.assertEqual(Path(results, "check.tsv").read_text().splitlines(),
                              ["\t".join(x) for x in rows])
+            # Interrupted at patch 2's topic end: patch 3's line stays.
+            Path(results, "check.tsv").write_text(
+                "".join("\t".join(x[:4] + ["000000000000" if x[0] == "2" else x[4]]) + "\n"
+                        for x in rows if x[3] == "ok"))
+            cut = subprocess.run(["bash", "-c", stub.replace("cmd_check", "check_topic_boot() "
+                                                             "{ exit 9; }; cmd_check"),
+                                  str(KATOMIC)], capture_output=True, text=True, timeout=60)
+            self.assertEqual(cut.returncode, 9, cut.stdout + cut.stderr)
+            self.assertEqual([x.split("\t")[0] for x in
+                              Path(results, "check.tsv").read_text().splitlines()],
+                             ["1", "2", "3"])
         unchanged = [x for x in r.stdout.splitlines() if "unchanged" in x]
         self.assertEqual([x.split()[1] for x in unchanged], ["[1/3]", "[3/3]"])
         # The topic of patches 1-2 changed: its end booted again, with an id.
