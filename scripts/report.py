@@ -150,6 +150,32 @@ def bloat(tree, prefix, old, new, n=12):
     return out.splitlines()[:n]
 
 
+# Why size(1) and bloat-o-meter may disagree in sign, per architecture.
+SIZE_WHY = {
+    "x86_64": "among what no symbol holds, the assembly's LOCK_PREFIX records each of its "
+              "lock prefixes in .smp_locks (4 bytes, read-only), and the compiler's lock "
+              "prefixes have no such entry (scripts/atomic_probe.c's object: 38 lock "
+              "prefixes either way, .smp_locks 152 bytes with the assembly, 8 with the "
+              "builtins)",
+}
+
+
+def size_disagrees(r, what, lines):
+    """A sentence where bloat-o-meter's total for the pair what (OLD_to_NEW)
+    and size(1)'s text have opposite signs, else None."""
+    old, new = what.split("_to_")
+    m = re.search(r"\((-?\d+)\)\s*$", lines[0]) if lines else None
+    if not m or old not in r["size"] or new not in r["size"]:
+        return None
+    text, sym = r["size"][new]["text"] - r["size"][old]["text"], int(m.group(1))
+    if text * sym >= 0:
+        return None
+    return (f"size(1) and bloat-o-meter disagree in sign here ({text:+d} and {sym:+d} bytes, "
+            f"{new} - {old}): size(1)'s text is the sum of the read-only sections, what no "
+            "symbol holds included (padding, tables), bloat-o-meter's the sum of the symbols"
+            + (f"; {SIZE_WHY[r['arch']]}." if r.get("arch") in SIZE_WHY else "."))
+
+
 def bench(console):
     """{impl: {scenario: {op: {"ps", "runs", "cpus"}}}} from the console."""
     out, impl = {}, None
@@ -554,6 +580,9 @@ def markdown(report, audit, hw):
         for what, lines in r["bloat_o_meter"].items():
             L += ["", f"`scripts/bloat-o-meter` {arch}, {what.replace('_', ' ')}:", "", "```"]
             L += lines + ["```"]
+            why = size_disagrees(r, what, lines)
+            if why:
+                L += ["", why]
     L += ["", "## Speed in one boot", "",
           "**These are QEMU TCG (emulation) timings, not hardware figures**: only the",
           "ratio between the two implementations, measured in the same boot, means",

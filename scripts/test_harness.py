@@ -528,6 +528,13 @@ class Report(unittest.TestCase):
         self.assertIsNone(report.behind_why("s390x", "try_cmpxchg_u8"))
         self.assertIsNone(report.behind_why("x86_64", "try_cmpxchg_u32"))
 
+    def test_size_disagrees(self):
+        r = {"arch": "x86_64", "size": {"asm": {"text": 100}, "builtins": {"text": 90}}}
+        lines = ["add/remove: 1/0 grow/shrink: 1/0 up/down: 12/0 (12)"]
+        self.assertIn(".smp_locks", report.size_disagrees(r, "asm_to_builtins", lines))
+        r["size"]["builtins"]["text"] = 112
+        self.assertIsNone(report.size_disagrees(r, "asm_to_builtins", lines))
+
     def test_bloat_pairs(self):
         with tempfile.TemporaryDirectory() as d:
             built = {v: f"{d}/{v}" for v in ("stock", "asm", "builtins", "llsc")}
