@@ -574,17 +574,6 @@ topics() {
 		sed -n 's/^Topic [0-9]*, [^(]*(patches \([0-9]*\)-\([0-9]*\)[;,)].*/\1 \2/p'
 }
 
-# make check: every patch as a maintainer applies it (from the Nth on).
-# Per patch: checkpatch --strict; a W=1 build of the configurations whose
-# sources it touches (patch_configs), incremental in one directory per
-# configuration under $WORK/check; no new W=1 or sparse warning in the files
-# it touches (check_warnings before and after it). At the last patch of each
-# topic but the last (the tests), the tests topic is picked on top and the
-# suites boot on every configuration the topic built; the tests topic's own
-# end is the series, which make test-all and test-arches boot. Then, on the
-# series: the suites compile for the rows of make test-arches and sh, and
-# list every atomic. Per patch a line of $RESULTS/check.tsv: number, seconds,
-# configurations, result.
 # The id of the patch of commit C: git patch-id (its diff, not its message)
 # in 12 digits; results/check.tsv's fifth column. A topic-end boot's is the
 # hash of the ids of the patches it booted.
@@ -602,6 +591,18 @@ check_tsv_keep() {
 # would fail the pipeline under pipefail).
 topic_end() { [[ $'\n'"$(topics)"$'\n' == *" $1"$'\n'* ]]; }
 
+# make check: every patch as a maintainer applies it, those whose line in
+# results/check.tsv is missing, failed or of another id (N: from the Nth on).
+# Per patch: checkpatch --strict; a W=1 build of the configurations whose
+# sources it touches (patch_configs), incremental in one directory per
+# configuration under $WORK/check; no new W=1 or sparse warning in the files
+# it touches (check_warnings before and after it). At the last patch of each
+# topic but the last (the tests), the tests topic is picked on top and the
+# suites boot on every configuration the topic built; the tests topic's own
+# end is the series, which make test-all and test-arches boot. Then, on the
+# series: the suites compile for the rows of make test-arches and sh, and
+# list every atomic. Per patch a line of $RESULTS/check.tsv: number, seconds,
+# configurations, result, id.
 cmd_check() {
 	local first=${1:-} c n=0 bad=0 t0 cfg cfgs files new res id row ids=() topic_done=
 	local tests_first last built= tip old tests
@@ -712,11 +713,11 @@ cmd_check() {
 	say "every patch is checkpatch-clean, builds without a new warning, and each topic passes the suites"
 }
 
-# At topic end N: the tests topic (TESTS_FIRST to the tip TIP) picked on top,
-# the suites booted on each configuration built (a builtins one only where
-# it needs its own compiler: every boot tests both implementations).
-# N TESTS_FIRST TIP ID CHANGED CONFIG...: unless CHANGED, the boot lines of
-# results/check.tsv.old that passed with ID are kept, and nothing booted.
+# N TESTS_FIRST TIP ID CHANGED CONFIG...: at topic end N, the tests topic
+# (TESTS_FIRST to the tip TIP) picked on top, the suites booted on each
+# CONFIG built (a builtins one only where it needs its own compiler: every
+# boot tests both implementations). Unless CHANGED, the earlier check's boot
+# lines that passed with ID are kept instead, and nothing booted.
 check_topic_boot() {
 	local n=$1 tests_first=$2 tip=$3 id=$4 changed=$5 cfg res bad=0 rows
 	shift 5
