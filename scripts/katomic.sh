@@ -1114,8 +1114,8 @@ EOF
 		printf '  variables:\n    KATOMIC_RESULTS: %s\n' "$dir"
 		printf '  script:\n    - command -v python3 || { apt-get update -q && apt-get install -y -q python3; }\n'
 		printf '    - scripts/katomic.sh summary %s\n' "$(echo $configs)"
-		printf '  artifacts:\n    when: always\n    paths: [%s/summary.md, %s/summary.json, %s/audit.md]\n' \
-			"$dir" "$dir" "$dir"
+		printf '  artifacts:\n    when: always\n    paths: [%s/summary.md, %s/summary.json, %s/audit.md, results/test-%s.md, results/test-%s.json]\n' \
+			"$dir" "$dir" "$dir" "$m" "$m"
 	done
 }
 
