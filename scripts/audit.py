@@ -264,6 +264,8 @@ def build_config(arch, directory):
 # Where the architecture does not select it, the build cannot choose the
 # builtins implementation (riscv with GCC 12, which calls libatomic for 1-
 # and 2-byte ops and drops the release of a compare-exchange).
+# The options that offer the builtins: the architecture's and the
+# compiler's (scripts/katomic.sh's offers_builtins() greps the same two).
 BUILTINS_OPTIONS = {"CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS", "CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS"}
 
 

@@ -54,7 +54,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from summary import summarise  # noqa: E402
-from audit import table  # noqa: E402
+from audit import BUILTINS_OPTIONS, table  # noqa: E402
 
 VARIANTS = ("stock", "asm", "builtins")
 SCENARIOS = ("uncontended", "contended", "false-shared")
@@ -204,8 +204,7 @@ def offers_builtins(bdir):
     """Whether the kernel configured in bdir offers CONFIG_ATOMIC_BUILTINS:
     the architecture, and the compiler."""
     config = Path(bdir, ".config").read_text().splitlines()
-    return {"CONFIG_ARCH_SUPPORTS_ATOMIC_BUILTINS=y",
-            "CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS=y"} <= set(config)
+    return {f"{o}=y" for o in BUILTINS_OPTIONS} <= set(config)
 
 
 def kconfig_select(tree, karch):
