@@ -181,14 +181,33 @@ cmd_deps() {
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'ok installed' || missing+=("$p")
 	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	say "installing: ${missing[*]}"
-	[ "$(id -u)" -eq 0 ] || die "need root to apt-get install ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null ||
-		die "apt-get update failed"
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
-		die "apt-get install failed for: ${missing[*]}"
+	if [ ${#missing[@]} -gt 0 ]; then
+		say "installing: ${missing[*]}"
+		[ "$(id -u)" -eq 0 ] || die "need root to apt-get install ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q >/dev/null ||
+			die "apt-get update failed"
+		apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+			die "apt-get install failed for: ${missing[*]}"
+	fi
+	for c in "$@"; do gcc_plugins "${c%%-*}"; done
+}
+
+# The GCC plugins ARCH's kunit column names as -fplugin=@PLUGINS@/NAME.so,
+# each built once from scripts/NAME.cc against the row's cross compiler.
+gcc_plugins() {
+	local name src so inc
+	for name in $(arch_field "$1" kunit | grep -o '@PLUGINS@/[a-z0-9_]*\.so' |
+		      sed 's|.*/||; s|\.so$||'); do
+		src=$REPO/scripts/$name.cc so=$WORK/plugins/$name.so
+		[ "$so" -nt "$src" ] && continue
+		say "building the GCC plugin $name for $1"
+		inc=$("$(cross "$1")gcc" -print-file-name=plugin)/include
+		mkdir -p "$WORK/plugins"
+		g++ -std=gnu++17 -O2 -fPIC -shared -fno-rtti -I"$inc" "$src" -o "$so.tmp" &&
+			mv "$so.tmp" "$so" ||
+			die "the GCC plugin $name does not build against $inc"
+	done
 }
 
 series() { ls "$REPO"/patches/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
@@ -363,7 +382,7 @@ arch_args() {
 	echo "--arch=$(karch "$1")"
 	[ -z "$(cross "$1")" ] || echo "--cross_compile=$(cross "$1")"
 	extra=$(arch_field "$1" kunit)
-	[ -z "$extra" ] || tr ';' '\n' <<< "$extra"
+	[ -z "$extra" ] || tr ';' '\n' <<< "${extra//@PLUGINS@/$WORK/plugins}"
 }
 
 # kunit.py arguments, one per line -> those its config and build take too

@@ -3,9 +3,9 @@
  * A GCC plugin for Debian 12's sh4-linux-gnu-gcc 12.2.0: the SH passes
  * sh_treg_combine2 and 3 replaced by passes that never run. Their cc1 reads
  * a bool return as an int and deletes the TST before conditional branches
- * (scripts/sh4_tbit.c, docs/findings.rst). Not used by any run yet
- * (make test-arches boots sh once the stress suite's 2-byte xchg() no
- * longer needs a 2-byte cmpxchg()):
+ * (scripts/sh4_tbit.c, docs/findings.rst). The harness builds it into the
+ * work directory and passes it to sh's builds (the row of scripts/arches.tsv);
+ * by hand:
  *
  *   apt-get install g++ gcc-12-plugin-dev-sh4-linux-gnu
  *   g++ -std=gnu++17 -O2 -fPIC -shared -fno-rtti \
