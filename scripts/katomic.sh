@@ -97,8 +97,8 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   (GCC and the compilers column of scripts/arches.tsv):
                   instructions per primitive (scripts/atomic_probe.c) and
                   what an uncontended call executes (the audit), vmlinux
-                  size with GCC (kunit/report.kunitconfig, no tests), the
-                  audit, and
+                  size (kunit/report.kunitconfig, no tests) and
+                  bloat-o-meter, the audit, and
                   benchmarks in one boot with the first compiler that offers
                   the builtins (ARCH-bench with GCC, else ARCH-COMPILER-bench);
                   no builtins kernel where the architecture does not offer
@@ -108,12 +108,11 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   whose builtins were not checked);
                   where ARCH is this machine's (x86_64), the probes of every
                   build timed on its CPU in user space (scripts/hwbench.py);
-                  writes results/report.{md,json,*.png}. Two kernel builds
-                  per architecture, asm and builtins with GCC (and arm64's
-                  llsc); the stock tree and the other compilers are only
-                  configured and prepared for the probe and the audit; and
-                  a boot, which reuses the build of its name without -bench
-                  that the matrix made
+                  writes results/report.{md,json,*.png}. Per architecture
+                  a kernel of stock, asm and builtins with each compiler
+                  (and arm64's llsc with GCC), six or seven builds, 40-60
+                  minutes on 2 cores; and a boot, which reuses the build of
+                  its name without -bench that the matrix made
   audit CONFIG... the machine-code audit alone (scripts/audit.py), of the
                   configurations' existing builds and the tree as it is now:
                   every primitive's ordering on both implementations and the
@@ -1181,27 +1180,11 @@ report_build() {
 	done
 	mapfile -t args < <(config_build_args <<< "$list")
 	mkdir -p "$bdir"
-	# A kernel only where its size is compared: the assembly and the
-	# builtins with GCC (and the row's further variants). The stock tree
-	# and the other compilers are configured and prepared, what the probe
-	# and the audit compile against, in a fraction of a build's time.
-	if [ "$variant" = stock ] || [ -n "$compiler" ]; then
-		say "[report] $name: configure and prepare, for the probe (log: $bdir.log)"
-		timeout -k 30 "$BUILD_TIMEOUT" python3 "$src/tools/testing/kunit/kunit.py" config \
-			"${args[@]}" --kunitconfig="$REPO/kunit/report.kunitconfig" \
-			--build_dir="$bdir" > "$bdir.log" 2>&1 &&
-		rm -f "$bdir/vmlinux" &&
-		timeout -k 30 "$BUILD_TIMEOUT" make -s -C "$src" O="$bdir" ARCH="$(karch "$arch")" \
-			CROSS_COMPILE="$(cross "$arch")" $(make_options <<< "$list") -j"$JOBS" \
-			prepare >> "$bdir.log" 2>&1 ||
-			die "report: $name does not configure: $(tail -3 "$bdir.log" | tr '\n' ' ')"
-	else
-		say "[report] $name: build (log: $bdir.log)"
-		timeout -k 30 "$BUILD_TIMEOUT" python3 "$src/tools/testing/kunit/kunit.py" build \
-			"${args[@]}" --kunitconfig="$REPO/kunit/report.kunitconfig" \
-			--build_dir="$bdir" --jobs="$JOBS" > "$bdir.log" 2>&1 ||
-			die "report: $name does not build: $(tail -3 "$bdir.log" | tr '\n' ' ')"
-	fi
+	say "[report] $name: build (log: $bdir.log)"
+	timeout -k 30 "$BUILD_TIMEOUT" python3 "$src/tools/testing/kunit/kunit.py" build \
+		"${args[@]}" --kunitconfig="$REPO/kunit/report.kunitconfig" \
+		--build_dir="$bdir" --jobs="$JOBS" > "$bdir.log" 2>&1 ||
+		die "report: $name does not build: $(tail -3 "$bdir.log" | tr '\n' ' ')"
 	rm -rf "$pdir"
 	mkdir -p "$pdir"
 	cp "$REPO/scripts/atomic_probe.c" "$pdir/"

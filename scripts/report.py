@@ -15,11 +15,10 @@ RESULTS/report.json (each entry names the series it was built from):
                                           or a fragment of the row's report
                                           column (arm64: llsc, the assembly
                                           built for LL/SC alone)
-  WORK/build/report/ARCH-VARIANT/vmlinux  kunit/report.kunitconfig, no tests;
-                                          of asm, builtins and the further
-                                          variants with GCC only: the others
-                                          are configured and prepared, no
-                                          kernel (their sizes are not shown)
+  WORK/build/report/ARCH-VARIANT/vmlinux  kunit/report.kunitconfig, no tests:
+                                          size(1) and bloat-o-meter (an entry
+                                          from before the report built them
+                                          all may lack some)
   RESULTS/report-ARCH-VARIANT.audit.json  scripts/audit.py on the asm build and
                                           the row's further variants: also
                                           what an uncontended call executes
@@ -254,8 +253,6 @@ def arch_report(arch, prefix, calls, extra, tree, work, results, compiler="", be
         "variants": variants,
         "probe": {f: {v: probe[v][f] for v in variants if f in probe[v]}
                   for f in sorted(probe["asm"])},
-        # Kernels are built where sizes are compared (katomic.sh's
-        # report_build): the others have none.
         "size": {v: size(prefix, vmlinux[v]) for v in variants if Path(vmlinux[v]).exists()},
         "bloat_o_meter": {f"{a}_to_{b}": bloat(tree, prefix, vmlinux[a], vmlinux[b])
                           for a, b in bloat_pairs(vmlinux)},
@@ -325,11 +322,11 @@ def audit_key(key, r, variant="asm"):
     return r["arch"] if variant == "asm" and not c else f"{r['arch']} {variant}{c}"
 
 
-def text_delta(r, x):
-    """vmlinux text of the builtins minus that of variant x, None where one
+def text_delta(r, x, new="builtins"):
+    """vmlinux text of variant new minus that of variant x, None where one
     of the two kernels was not built."""
     z = r["size"]
-    return z["builtins"]["text"] - z[x]["text"] if "builtins" in z and x in z else None
+    return z[new]["text"] - z[x]["text"] if new in z and x in z else None
 
 
 def bytes_(d):
@@ -561,20 +558,30 @@ def markdown(report, audit, hw):
         L.append("")
     L += ["## Kernel size", "",
           "vmlinux of `kunit/report.kunitconfig` (KUnit's QEMU configuration with SMP, no",
-          "tests), the same configuration for both, built with GCC; the stock tree and",
-          "the other compilers are only configured and prepared, for the probe and the",
-          "audit.", "",
-          "| arch | text asm | text builtins | builtins - asm | data asm | data builtins |",
-          "|---|---:|---:|---:|---:|---:|"]
+          "tests), the same configuration for all three, built with the entry's compiler.",
+          "size(1)'s text and data, in bytes; `-` where the entry has no such kernel (the",
+          "builtins not offered, or an entry from before the report built every kernel).",
+          "",
+          "| arch | text stock | text asm | text builtins | asm - stock | builtins - asm |"
+          " data stock | data asm | data builtins |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def field(z, v, f):
+        return z[v][f] if v in z else "-"
+
+    def delta(r, x, new):
+        d = text_delta(r, x, new)
+        return "-" if d is None else f"{d:+d}"
     for arch, r in report.items():
         z = r["size"]
-        b = z.get("builtins", {"text": "-", "data": "-"})
         for x in ["asm"] + extras(r):
             if x not in z:
                 continue
-            d = "-" if "builtins" not in z else f"{b['text'] - z[x]['text']:+d}"
             L.append(f"| {arch}{'' if x == 'asm' else f', {x} for asm'} | "
-                     f"{z[x]['text']} | {b['text']} | {d} | {z[x]['data']} | {b['data']} |")
+                     f"{field(z, 'stock', 'text')} | {z[x]['text']} | "
+                     f"{field(z, 'builtins', 'text')} | {delta(r, 'stock', x)} | "
+                     f"{delta(r, x, 'builtins')} | {field(z, 'stock', 'data')} | "
+                     f"{z[x]['data']} | {field(z, 'builtins', 'data')} |")
     for arch, r in report.items():
         for what, lines in r["bloat_o_meter"].items():
             L += ["", f"`scripts/bloat-o-meter` {arch}, {what.replace('_', ' ')}:", "", "```"]
