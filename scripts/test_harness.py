@@ -412,6 +412,27 @@ class Configurations(unittest.TestCase):
         self.assertIn("--kconfig_add=CONFIG_ACPI=n", config)
         self.assertFalse([a for a in config if a.startswith("--kernel_args")])
 
+    def test_gcc_plugin(self):
+        """sh's row names -fplugin=@PLUGINS@/sh_no_treg_combine.so: built
+        once from scripts/ against the row's cross compiler; one that does
+        not build stops with its name (g++ and the compiler stubbed out)."""
+        with tempfile.TemporaryDirectory() as d:
+            stub = (f'source "$0" > /dev/null; WORK={d}; '
+                    'sh4-linux-gnu-gcc() { echo /plugin; }; '
+                    f'g++() {{ echo "$@" >> {d}/g++.log; touch "${{@: -1}}"; }}; '
+                    'gcc_plugins sh && gcc_plugins sh && rm "$WORK/plugins/"*; '
+                    'g++() { return 1; }; gcc_plugins sh')
+            r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                               text=True, timeout=60)
+            built = Path(d, "g++.log").read_text().splitlines()
+        self.assertEqual(len(built), 1)  # the second call reuses it
+        args = built[0].split()
+        self.assertIn("-I/plugin/include", args)
+        self.assertTrue(args[-3].endswith("/scripts/sh_no_treg_combine.cc"), args)
+        self.assertEqual(args[-1], f"{d}/plugins/sh_no_treg_combine.so.tmp")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("the GCC plugin sh_no_treg_combine does not build", r.stderr)
+
     def test_failed_build_no_earlier_figures(self):
         """A build that fails shows none of the last boot's figures, which
         kunit.py left in the build directory's test.log (kunit.py stubbed
