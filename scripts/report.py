@@ -3,6 +3,8 @@
 """Assembly vs compiler builtins: code per primitive, kernel size, speed.
 
 usage: report.py RESULTS TREE WORK [ARCH...]
+       report.py --markdown RESULTS   (RESULTS/report.md and the plots again
+                                       from report.json, nothing measured)
 
 Reads what 'scripts/katomic.sh report' built for each ARCH of
 scripts/arches.tsv (its toolchain prefix and call mnemonics from there), or
@@ -151,6 +153,10 @@ def bloat(tree, prefix, old, new, n=12):
 
 # Why size(1) and bloat-o-meter may disagree in sign, per architecture.
 SIZE_WHY = {
+    "s390x": "s390's linker script ends .text at a page boundary (`. = ALIGN(PAGE_SIZE)` "
+             "before `_etext` in arch/s390/kernel/vmlinux.lds.S), so size(1)'s text moves in "
+             "pages and a change under a page shows only in the tables around it "
+             "(.altinstructions, .altinstr_replacement, __bug_table, __ex_table)",
     "x86_64": "among what no symbol holds, the assembly's LOCK_PREFIX records each of its "
               "lock prefixes in .smp_locks (4 bytes, read-only), and the compiler's lock "
               "prefixes have no such entry (scripts/atomic_probe.c's object: 38 lock "
@@ -726,7 +732,30 @@ def compare(old, new):
     return diff
 
 
+def write(results, report):
+    """RESULTS/report.{md,json} and the plots of report, with the audits
+    and the hardware timings RESULTS holds."""
+    # RESULTS/report-ARCH-VARIANT.audit.json, as 'scripts/katomic.sh report' audits them.
+    audit = {}
+    for arch, a in arches().items():
+        for variant in ["asm"] + a["report"].split() + [f"asm-{c}" for c in a["compilers"].split()]:
+            p = results / f"report-{arch}-{variant}.audit.json"
+            if p.exists():
+                audit[arch if variant == "asm" else f"{arch} {variant}"] = json.loads(p.read_text())
+    # RESULTS/report-hwbench-ARCH.json, timed on this machine's CPU.
+    hw = {p.name[len("report-hwbench-"):-len(".json")]: json.loads(p.read_text())
+          for p in sorted(results.glob("report-hwbench-*.json"))}
+    hw = {arch: h for arch, h in hw.items() if arch in report}
+    (results / "report.md").write_text(markdown(report, audit, hw) + "\n")
+    (results / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    plot(report, results)
+
+
 def main():
+    if sys.argv[1:2] == ["--markdown"] and len(sys.argv) == 3:
+        results = Path(sys.argv[2])
+        write(results, json.loads((results / "report.json").read_text()))
+        return
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     results, tree, work = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -755,20 +784,7 @@ def main():
                 r["headline"] = headline(r)
             elif old and key in old:
                 report[key] = old[key]
-    # RESULTS/report-ARCH-VARIANT.audit.json, as 'scripts/katomic.sh report' audits them.
-    audit = {}
-    for arch, a in every.items():
-        for variant in ["asm"] + a["report"].split() + [f"asm-{c}" for c in a["compilers"].split()]:
-            p = results / f"report-{arch}-{variant}.audit.json"
-            if p.exists():
-                audit[arch if variant == "asm" else f"{arch} {variant}"] = json.loads(p.read_text())
-    # RESULTS/report-hwbench-ARCH.json, timed on this machine's CPU.
-    hw = {p.name[len("report-hwbench-"):-len(".json")]: json.loads(p.read_text())
-          for p in sorted(results.glob("report-hwbench-*.json"))}
-    hw = {arch: h for arch, h in hw.items() if arch in report}
-    (results / "report.md").write_text(markdown(report, audit, hw) + "\n")
-    previous.write_text(json.dumps(report, indent=1) + "\n")
-    plot(report, results)
+    write(results, report)
     for arch, r in report.items():
         h = r["headline"]
         z = h["same_code_ratio_range"]

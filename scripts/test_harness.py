@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -555,6 +556,18 @@ class Report(unittest.TestCase):
         self.assertIn(".smp_locks", report.size_disagrees(r, "asm_to_builtins", lines))
         r["size"]["builtins"]["text"] = 112
         self.assertIsNone(report.size_disagrees(r, "asm_to_builtins", lines))
+
+    def test_markdown_of_record(self):
+        """The committed results/report.md is what report.py makes of the
+        committed report.json and audits (report.py --markdown)."""
+        with tempfile.TemporaryDirectory() as d:
+            for f in HERE.parent.glob("results/report*.json"):
+                shutil.copy(f, d)
+            r = subprocess.run([sys.executable, str(HERE / "report.py"), "--markdown", d],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(Path(d, "report.md").read_text(),
+                             (HERE.parent / "results/report.md").read_text())
 
     def test_bloat_pairs(self):
         with tempfile.TemporaryDirectory() as d:
