@@ -23,6 +23,9 @@ ARCHES=$REPO/scripts/arches.tsv
 PACKAGES="linux-source-6.12 build-essential flex bison bc
 	libelf-dev libssl-dev python3 python3-ply python3-git xz-utils git rsync cpio kmod
 	gnuplot-nox"
+# herdtools7 (herd7, the memory models), vendored, and what builds it.
+HERDTOOLS=$REPO/vendor/herdtools7-7.57.tar.gz
+HERD_PACKAGES="ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev"
 
 # Configuration fragments: NAME -> its kunit.py arguments, ";" between them.
 # Every boot tests both implementations, so the sanitizers see both; llsc:
@@ -128,6 +131,11 @@ usage: scripts/katomic.sh COMMAND [ARGS]
   gitlab-ci       print the CI pipeline, .gitlab-ci.yml: a job per
                   configuration of make test-all, test-more and test-arches,
                   and a merge job per matrix (see the file's head)
+  lkmm            herd7 (herdtools7 from vendor/, built once into the work
+                  directory) under the kernel's memory model on the tree's
+                  litmus tests (tools/memory-model/litmus-tests,
+                  Documentation/litmus-tests), each verdict held against
+                  the test's "Result:" line: results/lkmm.{md,json}
   args CONFIG...  the kunit.py arguments of each configuration, as run passes
                   them (and fails on a name it would refuse)
   configs [more|arches]
@@ -1283,8 +1291,38 @@ cmd_report() {
 	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" "${list[@]}"
 }
 
+# herd7 in $WORK/herdtools7/bin, its models in share/herdtools7/herd, as
+# herdtools7's make install lays them out: built once from $HERDTOOLS
+# (again when the tarball changes), herd7 alone, not the other tools.
+herd_build() {
+	local dir=$WORK/herdtools7 id
+	id=$(sha256sum < "$HERDTOOLS" | cut -c1-16)
+	[ -x "$dir/bin/herd7" ] && [ "$(cat "$dir/source" 2>/dev/null)" = "$id" ] && return 0
+	say "[herd7] build herd7 from vendor/ (log: $dir.log)"
+	rm -rf "$dir" "$dir.src"
+	mkdir -p "$dir.src" "$dir/bin" "$dir/share/herdtools7"
+	(tar -xzf "$HERDTOOLS" -C "$dir.src" --strip-components=1 && cd "$dir.src" &&
+	 sh ./version-gen.sh "$dir" &&
+	 timeout -k 30 "$BUILD_TIMEOUT" dune build -j "$JOBS" --profile release herd/herd.exe &&
+	 cp _build/default/herd/herd.exe "$dir/bin/herd7" &&
+	 cp -r herd/libdir "$dir/share/herdtools7/herd") > "$dir.log" 2>&1 ||
+		die "herd7 does not build: $(tail -3 "$dir.log" | tr '\n' ' ')"
+	echo "$id" > "$dir/source"
+	rm -rf "$dir.src"
+}
+
+cmd_lkmm() {
+	PACKAGES+=" $HERD_PACKAGES" cmd_deps s390x
+	cmd_tree
+	herd_build
+	mkdir -p "$RESULTS"
+	python3 "$REPO/scripts/lkmm.py" "$WORK/herdtools7/bin/herd7" "$TREE" "$RESULTS/lkmm" \
+		"$TREE"/tools/memory-model/litmus-tests/*.litmus \
+		"$TREE"/Documentation/litmus-tests/*/*.litmus
+}
+
 case ${1:-} in
-deps|tree|export|reset|check|configs|report|audit|args|summary) c=$1; shift; "cmd_$c" "$@" ;;
+deps|tree|export|reset|check|configs|report|audit|args|summary|lkmm) c=$1; shift; "cmd_$c" "$@" ;;
 gitlab-ci) shift; cmd_gitlab_ci "$@" ;;
 run) shift; cmd_run "$@" ;;
 -h|--help|help|"") usage ;;
