@@ -113,7 +113,7 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   build timed on its CPU in user space (scripts/hwbench.py);
                   writes results/report.{md,json,*.png}. Per architecture
                   a kernel of stock, asm and builtins with each compiler
-                  (and arm64's llsc with GCC), six or seven builds, 40-60
+                  (and arm64's llsc with GCC), six or seven builds, 20-35
                   minutes on 2 cores; and a boot, which reuses the build of
                   its name without -bench that the matrix made
   audit CONFIG... the machine-code audit alone (scripts/audit.py), of the
