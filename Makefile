@@ -13,7 +13,7 @@ help:
 	@echo "make test-more  what test-all's 60 minutes leave out: $(MORE)"
 	@echo "make test-arches the other architectures kunit.py boots in QEMU, on their own atomics: $(OTHERS) (results/arches/)"
 	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some"
-	@echo "make lkmm       herd7 under the kernel's memory model on the tree's litmus tests, each verdict against its Result: line (results/lkmm.md)"
+	@echo "make lkmm       herd7 under the kernel's memory model on the tree's litmus tests and katomic's (every primitive in every ordering, scripts/litmus.py), each verdict against its Result: line (results/lkmm.md)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"

@@ -134,8 +134,11 @@ usage: scripts/katomic.sh COMMAND [ARGS]
   lkmm            herd7 (herdtools7 from vendor/, built once into the work
                   directory) under the kernel's memory model on the tree's
                   litmus tests (tools/memory-model/litmus-tests,
-                  Documentation/litmus-tests), each verdict held against
-                  the test's "Result:" line: results/lkmm.{md,json}
+                  Documentation/litmus-tests) and katomic's, which
+                  scripts/litmus.py writes to \$KATOMIC_WORK/litmus (each
+                  primitive in each ordering, in SB, MP, R and 2+2W), each
+                  verdict held against the test's "Result:" line:
+                  results/lkmm.{md,json}
   args CONFIG...  the kunit.py arguments of each configuration, as run passes
                   them (and fails on a name it would refuse)
   configs [more|arches]
@@ -1316,9 +1319,11 @@ cmd_lkmm() {
 	cmd_tree
 	herd_build
 	mkdir -p "$RESULTS"
-	python3 "$REPO/scripts/lkmm.py" "$WORK/herdtools7/bin/herd7" "$TREE" "$RESULTS/lkmm" \
+	python3 "$REPO/scripts/litmus.py" "$TREE" "$WORK/litmus"
+	python3 "$REPO/scripts/lkmm.py" --macros "$WORK/litmus/katomic.def" \
+		"$WORK/herdtools7/bin/herd7" "$TREE" "$RESULTS/lkmm" \
 		"$TREE"/tools/memory-model/litmus-tests/*.litmus \
-		"$TREE"/Documentation/litmus-tests/*/*.litmus
+		"$TREE"/Documentation/litmus-tests/*/*.litmus "$WORK"/litmus/*.litmus
 }
 
 case ${1:-} in
