@@ -50,4 +50,4 @@ report:
 
 clean:
 	rm -rf "$${KATOMIC_WORK:-$$HOME/.cache/katomic}"
-	find results -type f ! -name 'report*' ! -name check.tsv ! -name audit.md ! -name 'test-*' ! -name 'lkmm.*' -delete 2>/dev/null || true
+	find results -type f ! -name 'report*' ! -name check.tsv ! -name audit.md ! -name 'test-*' ! -name 'lkmm.*' ! -name litmus-arch.md -delete 2>/dev/null || true

@@ -1314,7 +1314,33 @@ herd_build() {
 	rm -rf "$dir.src"
 }
 
+# katomic's litmus tests on the code of the kernel build of CONFIG: their
+# threads compiled against it on both implementations, as the audit's
+# probes are, translated and run under the architecture's own model
+# (scripts/litmus_arch.py). Writes results/CONFIG.litmus.{json,log}.
+litmus_arch_one() {
+	local c=$1 arch=${1%%-*} bdir dir=$WORK/litmus-arch/$1 rc=0
+	bdir=$(build_dir "$c")
+	rm -rf "$dir" "$RESULTS/$c".litmus.*
+	mkdir -p "$dir"
+	python3 "$REPO/scripts/litmus_arch.py" c "$WORK/litmus" "$dir/litmus_threads.c"
+	for f in asm:ARCH builtins:BUILTINS; do
+		printf '#define ATOMIC_IMPL_%s\n#include "litmus_threads.c"\n' "${f#*:}" > "$dir/litmus_${f%%:*}.c"
+	done
+	kmod_make "$arch" "$bdir" "$dir" "litmus_asm.o litmus_builtins.o" \
+		$(config_args "$c" | make_options) ||
+		die "lkmm: the litmus threads do not build against $bdir (log: $dir/build.log)"
+	say "[$c] katomic's litmus tests on its code, under $arch's own model"
+	python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.json" \
+		--kconfig "$bdir/.config" "$arch" "$(cross "$arch")" "$WORK/herdtools7/bin/herd7" \
+		"$WORK/litmus" "$RESULTS/$c.litmus.json" "$dir"/litmus_{asm,builtins}.o \
+		> "$RESULTS/$c.litmus.log" 2>&1 || rc=$?
+	sed "s/^/katomic: [$c] /" "$RESULTS/$c.litmus.log"
+	return $rc
+}
+
 cmd_lkmm() {
+	local c bad=0
 	PACKAGES+=" $HERD_PACKAGES" cmd_deps s390x
 	cmd_tree
 	herd_build
@@ -1323,7 +1349,24 @@ cmd_lkmm() {
 	python3 "$REPO/scripts/lkmm.py" --macros "$WORK/litmus/katomic.def" \
 		"$WORK/herdtools7/bin/herd7" "$TREE" "$RESULTS/lkmm" \
 		"$TREE"/tools/memory-model/litmus-tests/*.litmus \
-		"$TREE"/Documentation/litmus-tests/*/*.litmus "$WORK"/litmus/*.litmus
+		"$TREE"/Documentation/litmus-tests/*/*.litmus "$WORK"/litmus/*.litmus || bad=1
+	# The architecture side, on the configurations of make test-all that
+	# are built and have a translator.
+	local done=()
+	for c in $(cmd_configs); do
+		python3 "$REPO/scripts/litmus_arch.py" --arches | grep -qx "${c%%-*}" || continue
+		if ! audited "$c"; then
+			continue
+		elif [ ! -f "$(build_dir "$c")/vmlinux" ]; then
+			say "[$c] not built (make test-all builds it): its code is not checked"
+		else
+			litmus_arch_one "$c" || bad=1
+			done+=("$RESULTS/$c.litmus.json")
+		fi
+	done
+	[ ${#done[@]} -eq 0 ] ||
+		python3 "$REPO/scripts/litmus_arch.py" summary "${done[@]}" > "$RESULTS/litmus-arch.md"
+	[ $bad -eq 0 ] || die "herd7 found what the LKMM forbids, or a test failed (results/lkmm.md, results/CONFIG.litmus.log)"
 }
 
 case ${1:-} in

@@ -27,7 +27,9 @@ from unittest import mock
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import audit  # noqa: E402
 import litmus  # noqa: E402
+import litmus_arch  # noqa: E402
 import lkmm  # noqa: E402
 import report  # noqa: E402
 import summary  # noqa: E402
@@ -633,6 +635,60 @@ class Litmus(unittest.TestCase):
         self.assertIn("atomic_and(V,X) { __atomic_op(X,-,(7^V)); }", d)
         self.assertIn("try_cmpxchg_release(X,V,W) (__cmpxchg{release}(X,V,W) == V)", d)
         self.assertNotIn("\natomic_add_unless(", d)
+
+
+def insns(*code):
+    """audit.Insn from (address, mnemonic, operands, branch target)."""
+    out = []
+    for addr, mnem, ops, target in code:
+        i = audit.Insn(addr, mnem, ops)
+        i.target = i.jump = target
+        out.append(i)
+    return out
+
+
+class LitmusArch(unittest.TestCase):
+    """scripts/litmus_arch.py's translation into herd7's syntax."""
+
+    def test_layout(self):
+        """Only loops branch backwards (herd7's -unroll 0 cuts every
+        backward branch); code no path reaches is left out."""
+        code = insns((0, "b", "", 16), (4, "casal", "x4, x5, [x2]", None),
+                     (8, "cmp", "x0, x4", None), (12, "ret", "", None),
+                     (16, "ldxr", "x4, [x2]", None), (20, "cbnz", "w6, 10", 16),
+                     (24, "b", "", 8))
+        out = litmus_arch.a64_thread(code)
+        self.assertEqual(out, ["B L10", "L10:", "LDXR X4,[X2]", "CBNZ W6,L10", "B L8",
+                               "L8:", "CMP X0,X4"])
+        self.assertNotIn("CASAL X4,X5,[X2]", out)
+
+    def test_arm64(self):
+        one = lambda m, o: litmus_arch.a64_insn(insns((0, m, o, None))[0], {})  # noqa: E731
+        self.assertEqual(one("mov", "x0, #0xfffffffffffffffe"), "MOV X0,#-2")
+        self.assertEqual(one("and", "w1, w1, #0xffffff00"), "AND W1,W1,#-256")
+        self.assertEqual(one("cmn", "w8, #0x1"), "ADDS WZR,W8,#1")
+        for m in ("ldar", "stlr", "ldaxrb", "stlxrh", "ldr", "casal", "swpalb", "ldclrl", "stadd"):
+            self.assertTrue(litmus_arch.A64_KNOWN.fullmatch(m), m)
+        self.assertIsNone(one("prfm", "pstl1strm, [x1]"))
+        with self.assertRaisesRegex(litmus_arch.Unknown, "stack"):
+            one("str", "x0, [sp, #8]")
+        with self.assertRaisesRegex(litmus_arch.Unknown, "ccmp, which the translator"):
+            one("ccmp", "x0, x1, #0x0, ne")
+        with self.assertRaisesRegex(litmus_arch.Unknown, "operand"):
+            one("add", "x0, x1, x2, uxtw #2")
+
+    def test_riscv(self):
+        one = lambda m, o: litmus_arch.rv_insn(insns((0, m, o, None))[0], {})  # noqa: E731
+        self.assertEqual(one("seqz", "a0,a5"), "slti t6,a5,1\nslti a0,a5,0\nsub a0,t6,a0")
+        self.assertEqual(one("add", "a5,a5,-1"), "addi a5,a5,-1")
+        self.assertEqual(one("srliw", "a5,a5,0x1f"), "slt a5,a5,zero")
+        self.assertIsNone(one("sd", "s1,24(sp)"))
+        with self.assertRaisesRegex(litmus_arch.Unknown, "address of the word"):
+            one("and", "a6,a0,-4")
+        with self.assertRaisesRegex(litmus_arch.Unknown, "does not implement"):
+            one("srl", "a5,a5,a4")
+        with self.assertRaisesRegex(litmus_arch.Unknown, "stack"):
+            one("sd", "a5,-40(s0)")
 
 
 class Report(unittest.TestCase):
