@@ -5,7 +5,7 @@ compiled by the kernel's compiler with its flags, translated into herd7's
 syntax for the architecture and run under the vendor's model; the compiled
 test must allow no outcome the LKMM forbids.
 
-usage: litmus_arch.py --arches
+usage: litmus_arch.py --arches      (those make lkmm runs; ppc64le by hand)
        litmus_arch.py summary RESULT.json... > results/litmus-arch.md
        litmus_arch.py c LITMUSDIR OUT.c
        litmus_arch.py check [--cache FILE] ARCH OBJDUMP_PREFIX HERD7 LITMUSDIR OUT.json OBJ...
@@ -229,7 +229,7 @@ def thread(insns, one, jump, ends, nop):
             out.append(jump.format(labels[fall]))
     while out and out[-1] == ret:
         out.pop()
-    if ret in out:
+    if any(x.endswith("Lret") for x in out):
         out += ["Lret:", nop]
     return out
 
@@ -312,11 +312,103 @@ def rv_thread(insns):
     return [x for s in out for x in s.split("\n")]
 
 
+# powerpc: the forms herd7's PPC reads. Its values have no width: the
+# doubleword forms are the word forms, and 1 and 2-byte lbarx/lharx and
+# stbcx./sthcx. the word's on a location of their own.
+PPC_SAME = {"hwsync": "sync", "ldarx": "lwarx", "lbarx": "lwarx", "lharx": "lwarx",
+            "stdcx.": "stwcx.", "stbcx.": "stwcx.", "sthcx.": "stwcx.", "cmpd": "cmpw",
+            "cmpdi": "cmpwi", "addic": "addi", "extsb": "mr", "extsh": "mr"}
+PPC_KNOWN = re.compile(r"li|lis|addi|addis|add|subf|mr|or|ori|xor|xori|and\.?|andi\.|mulli|"
+                       r"extsw|rlwinm|clrldi|cmpw|cmpwi|cmplwi|lbz|lhz|lwz|lwa|ld|"
+                       r"stb|sth|stw|std|lwarx|stwcx\.|sync|lwsync|isync|eieio|b|beq|bne|blt|"
+                       r"ble|bgt|bge")
+PPC_ARGS = [f"r{n}" for n in range(3, 11)]
+PPC_SCRATCH = "r12"
+
+
+def ppc_insn(i, labels):
+    """One instruction in herd7's PPC syntax, None to drop it."""
+    m, a = i.mnem.rstrip("+-"), list(i.args)
+    if m == "nop":
+        return None
+    if m == "blr":
+        return "b Lret"
+    if re.fullmatch(r"b(eq|ne|lt|le|gt|ge)lr", m):
+        return f"{m[:-2]} {a[0] + ',' if a else ''}Lret"
+    if i.extern:
+        raise Unknown(f"a call or jump out of the thread ({i.text})")
+    if any(re.search(r"\(r1\)$", x) for x in a):
+        raise Unknown(f"a stack access ({i.text})")
+    m = PPC_SAME.get(m, m)
+    if m in ("clrrdi", "clrrwi"):
+        raise Unknown(f"the address of the word around a 1 or 2-byte location ({i.text})")
+    # herd7's PPC computes only add, subf, mulli, and, or, xor and rlwinm
+    # of these: the others as what gives their value. Its values have no
+    # width; the tests' are small, and rlwinm rotates their low word.
+    if m == "neg":
+        m, a = "mulli", [a[0], a[1], "-1"]
+    if m == "not":
+        return f"mulli {a[0]},{a[1]},-1\naddi {a[0]},{a[0]},-1"
+    # No count of leading zeros: compilers use it for x == 0, the count
+    # shifted right by 5 (6), which ppc_thread() checks: x == 0 itself,
+    # ((x | -x) has its sign bit unless x is 0) ^ 1, then the shift a move.
+    if m in ("cntlzw", "cntlzd"):
+        t = PPC_SCRATCH
+        return (f"mulli {t},{a[1]},-1\nor {t},{t},{a[1]}\nrlwinm {t},{t},1,31,31\n"
+                f"xori {a[0]},{t},1")
+    # Clear the left bits: an and with the mask, built in the scratch
+    # register (andi. would set CR0 as well).
+    if m == "clrlwi":
+        n = int(a[2], 0)
+        if n < 16:
+            raise Unknown(f"clrlwi of {n} bits, which these tests do not need ({i.text})")
+        t = PPC_SCRATCH
+        return f"li {t},0\nori {t},{t},{(1 << (32 - n)) - 1}\nand {a[0]},{a[1]},{t}"
+    if i.addr in PPC_COUNTED:
+        return f"mr {a[0]},{a[1]}"
+    # The sign bit, as srwi 31 (srdi 63) takes it: herd7's rlwinm is right
+    # for this rotation, not for others (rlwinm 27,5,31 of 32 gives 2).
+    if (m, a[2:]) in (("srwi", ["31"]), ("srdi", ["63"])):
+        m, a = "rlwinm", [a[0], a[1], "1", "31", "31"]
+    if not PPC_KNOWN.fullmatch(m):
+        raise Unknown(f"{m}, which the translator does not know ({i.text})")
+    if i.target is not None:
+        a[-1] = labels[i.target]
+    # objdump's indexed address (audit.parse: 0(rB) or (rA,rB)) as herd7's rA,rB.
+    if m in ("lwarx", "stwcx."):
+        x = a[1]
+        a[1:2] = ["r0", x[2:-1]] if x.startswith("0(") else x.strip("()").split(",")
+    a = [str(signed(int(x, 0), 64)) if re.fullmatch(r"-?(0x[0-9a-f]+|\d+)", x) else x for x in a]
+    return f"{m} {','.join(a)}".strip()
+
+
+PPC_COUNTED = set()     # the shifts of a count of leading zeros
+
+
+def ppc_thread(insns):
+    if any(PPC_SCRATCH in i.args for i in insns):
+        raise Unknown(f"{PPC_SCRATCH}, the translation's scratch register, in the code")
+    PPC_COUNTED.clear()
+    for k, i in enumerate(insns):
+        if i.mnem not in ("cntlzw", "cntlzd"):
+            continue
+        use = next((u for u in insns[k + 1:] if i.args[0] in u.args[1:]), None)
+        shift = ("srwi", "5") if i.mnem == "cntlzw" else ("srdi", "6")
+        if use is None or (use.mnem, use.args[2]) != shift or use.args[1] != i.args[0]:
+            raise Unknown(f"{i.mnem} not shifted right by {shift[1]} to test for zero ({i.text})")
+        PPC_COUNTED.add(use.addr)
+    out = thread(insns, ppc_insn, "b {}", {"b", "blr"}, "nop")
+    return [x for s in out for x in s.split("\n")]
+
+
 ARCHES = {
     "arm64": {"herd": "AArch64", "model": "aarch64.cat", "args": A64_ARGS,
               "reg": lambda r: r.upper(), "thread": a64_thread},
     "riscv64": {"herd": "RISCV", "model": "riscv.cat", "args": RV_ARGS,
                 "reg": lambda r: r, "thread": rv_thread},
+    # Not yet in make lkmm: cntlzd, mfocrf, srdi and carries untranslated.
+    "ppc64le": {"herd": "PPC", "model": "ppc.cat", "args": PPC_ARGS,
+                "reg": lambda r: r, "thread": ppc_thread, "partial": True},
 }
 
 
@@ -479,7 +571,7 @@ def summary(files):
 def main():
     args, cache_file = sys.argv[1:], None
     if args == ["--arches"]:
-        print("\n".join(ARCHES))
+        print("\n".join(a for a, x in ARCHES.items() if not x.get("partial")))
         return 0
     if args[:1] == ["summary"]:
         print(summary(args[1:]), end="")
