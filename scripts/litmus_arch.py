@@ -561,10 +561,12 @@ def summary(files):
         for r in json.loads(Path(f).read_text())["tests"]:
             if r["error"]:
                 k = re.sub(r" \(.*", "", r["error"])
-                untr[k] = untr.get(k, 0) + 1
+                untr.setdefault(k, {}).setdefault(f"{Path(f).name.split('.')[0]} {r['code']}", 0)
+                untr[k][f"{Path(f).name.split('.')[0]} {r['code']}"] += 1
     if untr:
         L += ["", "Errors and untranslated tests, by reason:", ""]
-        L += [f"- {n}: {k}" for k, n in sorted(untr.items(), key=lambda kv: -kv[1])]
+        L += [f"- {k}: {sum(w.values())} ({', '.join(f'{c} {n}' for c, n in w.items())})"
+              for k, w in sorted(untr.items(), key=lambda kv: -sum(kv[1].values()))]
     return "\n".join(L) + "\n"
 
 
