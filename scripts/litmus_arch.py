@@ -401,11 +401,17 @@ def ppc_thread(insns):
     return [x for s in out for x in s.split("\n")]
 
 
+# The self-test's weakening of P0: every barrier and ordering taken out.
+A64_WEAKEN = [(r"^DMB \w+", "NOP"), (r"^(LD(ADD|CLR|EOR|SET)|CAS|SWP)(AL|A|L)(?=[BH]? )", r"\1"),
+              (r"^(ST(ADD|CLR|EOR|SET))L(?=[BH]? )", r"\1"), (r"^LDA(X?R)", r"LD\1"),
+              (r"^STL(X?R)", r"ST\1")]
+RV_WEAKEN = [(r"^fence\S* .*", "nop"), (r"^fence\.tso$", "nop"), (r"^(\S+?)\.(aqrl|aq|rl)\b", r"\1")]
+
 ARCHES = {
     "arm64": {"herd": "AArch64", "model": "aarch64.cat", "args": A64_ARGS,
-              "reg": lambda r: r.upper(), "thread": a64_thread},
+              "reg": lambda r: r.upper(), "thread": a64_thread, "weaken": A64_WEAKEN},
     "riscv64": {"herd": "RISCV", "model": "riscv.cat", "args": RV_ARGS,
-                "reg": lambda r: r, "thread": rv_thread},
+                "reg": lambda r: r, "thread": rv_thread, "weaken": RV_WEAKEN},
     # Not yet in make lkmm: cntlzd, mfocrf, srdi and carries untranslated.
     "ppc64le": {"herd": "PPC", "model": "ppc.cat", "args": PPC_ARGS,
                 "reg": lambda r: r, "thread": ppc_thread, "partial": True},
@@ -444,6 +450,21 @@ def reg_loc(k):
     """A litmus register (0:r1) as the location the compiled thread stores
     it to (P0r1); a location as itself."""
     return re.sub(r"^(\d+):(r\d+)$", r"P\1\2", k.strip("[]"))
+
+
+def weakened(text, rules):
+    """The test with P0's barriers and orderings taken out, P1's kept."""
+    out = []
+    for line in text.split("\n"):
+        cols = line.split(" | ")
+        if len(cols) > 1 and line.endswith(" ;") and not line.startswith("P0 "):
+            c = cols[0].strip()
+            for rx, rep in rules:
+                c = re.sub(rx, rep, c)
+            cols[0] = c.ljust(len(cols[0]))
+            line = " | ".join(cols)
+        out.append(line)
+    return re.sub(r"^(\S+ \S+)", r"\1.weak", "\n".join(out), count=1)
 
 
 def witness_test(text, t):
@@ -516,7 +537,14 @@ def check(arch, herd7, libdir, tests, label, funcs, outdir, cache):
             continue
         text = herd_test(arch, t, threads)
         r["keys"] = []
-        for name, body in ((t["name"], text), (t["name"] + ".witness", witness_test(text, t))):
+        tests_of = [(t["name"], text), (t["name"] + ".witness", witness_test(text, t))]
+        # The self-test: a fully ordered op in SB, its barriers taken out,
+        # must let the model show SB's outcome.
+        r["selftest"] = bool(a.get("weaken")) and t["name"].startswith("SB+") and \
+            t["result"] == "Never" and "+mb__" not in t["name"]
+        if r["selftest"]:
+            tests_of.append((t["name"] + ".weak", weakened(text, a["weaken"])))
+        for name, body in tests_of:
             (outdir / f"{name}.litmus").write_text(body)
             key = hashlib.sha256((a["model"] + body.split("\n", 1)[1]).encode()).hexdigest()[:20]
             r["keys"].append(key)
@@ -528,9 +556,13 @@ def check(arch, herd7, libdir, tests, label, funcs, outdir, cache):
         keys = r.pop("keys", None)
         r["run"] = bool(keys) and r["lkmm"] == "Never"
         if r["run"]:
-            ((allowed, t0), err), ((seen, t1), werr) = (cache[k] for k in keys)
+            ((allowed, t0), err), ((seen, t1), werr) = (cache[k] for k in keys[:2])
             r["allowed"], r["time_s"] = allowed, round(t0 + t1, 2)
             r["error"] = err or werr or (None if seen else "no execution shows the witness")
+        if r.get("selftest") and not r["error"]:
+            (weak, _), err = cache[keys[2]]
+            r["error"] = err or (None if weak else
+                                 "self-test: with P0's barriers taken out the model still forbids it")
         r["violation"] = r["run"] and not r["error"] and r["allowed"]
         r["ok"] = not r["error"] and not r["violation"]
     return results
@@ -547,15 +579,18 @@ def summary(files):
          "threads as the kernel's compiler built them; `make lkmm`. A violation: the model "
          "allows an outcome the LKMM forbids. Run: the tests whose outcome the LKMM forbids "
          "(one it allows cannot be violated).", "",
-         "| configuration | code | model | tests | translated | run | violations | errors | time |",
-         "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+         "Self-test: the SB tests of fully ordered ops with P0's barriers and orderings "
+         "taken out in the translation, which the model must then allow.", "",
+         "| configuration | code | model | tests | translated | run | violations | errors | "
+         "self-test | time |",
+         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for f in files:
         d = json.loads(Path(f).read_text())
         for x in d["lines"]:
             note = "" if x["offered"] else " (not offered)"
             L.append(f"| {Path(f).name.split('.')[0]} | {x['code']}{note} | {d['model']} | "
                      f"{x['tests']} | {x['translated']} | {x['run']} | {x['violations']} | "
-                     f"{x['errors']} | {x['time_s']} s |")
+                     f"{x['errors']} | {x['selftest_ok']} of {x['selftest']} | {x['time_s']} s |")
     untr = {}
     for f in files:
         for r in json.loads(Path(f).read_text())["tests"]:
@@ -616,6 +651,9 @@ def main():
                           "translated": sum(not (r["error"] or "").startswith(("untranslated", "no function"))
                                             for r in rs),
                           "run": sum(r["run"] for r in rs),
+                          "selftest": sum(bool(r.get("selftest")) for r in rs),
+                          "selftest_ok": sum(bool(r.get("selftest")) and not
+                                             (r["error"] or "").startswith("self-test") for r in rs),
                           "violations": sum(r["violation"] for r in rs),
                           "errors": sum(bool(r["error"]) for r in rs),
                           "time_s": round(time.monotonic() - t0, 1)})
@@ -631,7 +669,8 @@ def main():
     for L in lines:
         print(f"litmus_arch: {arch} {L['code']}: {L['tests']} tests, {L['translated']} translated, "
               f"{L['run']} run under {ARCHES[arch]['model']} (the LKMM forbids their outcome), "
-              f"{L['violations']} violations, {L['errors']} errors, {L['time_s']} s"
+              f"{L['violations']} violations, {L['errors']} errors, {L['time_s']} s; self-test: "
+              f"{L['selftest_ok']} of {L['selftest']} SB tests allowed once P0's barriers are taken out"
               + ("" if L["offered"] else " (not offered by this build: fails nothing)"))
     return 1 if bad else 0
 

@@ -677,6 +677,22 @@ class LitmusArch(unittest.TestCase):
         with self.assertRaisesRegex(litmus_arch.Unknown, "operand"):
             one("add", "x0, x1, x2, uxtw #2")
 
+    def test_weakened(self):
+        """The self-test takes out P0's barriers, not P1's."""
+        text = ("AArch64 T\n{\n}\nP0               | P1      ;\nLDADDAL W0,W0,[X2] | DMB ISH ;\n"
+                "DMB ISH          | STLR W1,[X0] ;\nLDAXR W1,[X2]    | NOP     ;\nexists (x=1)\n")
+        w = litmus_arch.weakened(text, litmus_arch.A64_WEAKEN)
+        self.assertTrue(w.startswith("AArch64 T.weak\n"))
+        self.assertIn("LDADD W0,W0,[X2] ", w)
+        self.assertIn("NOP              | STLR W1,[X0] ;", w)
+        self.assertIn("LDXR W1,[X2]", w)
+        self.assertIn("| DMB ISH ;", w)
+        rv = litmus_arch.weakened("RISCV T\nP0 | P1 ;\namoadd.w.aqrl a5,a4,(a1) | fence rw,rw ;\n"
+                                  "fence rw,rw | nop ;\n", litmus_arch.RV_WEAKEN)
+        self.assertIn("amoadd.w a5,a4,(a1)", rv)
+        self.assertIn("nop", rv.split("\n")[3])
+        self.assertIn("| fence rw,rw ;", rv)
+
     def test_riscv(self):
         one = lambda m, o: litmus_arch.rv_insn(insns((0, m, o, None))[0], {})  # noqa: E731
         self.assertEqual(one("seqz", "a0,a5"), "slti t6,a5,1\nslti a0,a5,0\nsub a0,t6,a0")
