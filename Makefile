@@ -13,13 +13,13 @@ help:
 	@echo "make test-more  what test-all's 60 minutes leave out: $(MORE)"
 	@echo "make test-arches the other architectures kunit.py boots in QEMU, on their own atomics: $(OTHERS) (results/arches/)"
 	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some"
-	@echo "make lkmm       herd7 under the kernel's memory model on the tree's litmus tests and katomic's (every primitive in every ordering, scripts/litmus.py), each verdict against its Result: line (results/lkmm.md)"
+	@echo "make lkmm       herd7 under the kernel's memory model on the tree's litmus tests and katomic's (every primitive in every ordering), each verdict against its Result: line (results/lkmm.md); then katomic's on the code of each built test-all configuration of arm64 and riscv64, under their own models (results/litmus-arch.md)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
 	@echo "make check      every patch changed since results/check.tsv (FROM=N: all from patch N): checkpatch --strict, W=1 builds of what it touches, no new W=1 or sparse warning there, the suites booted at each topic's end (scripts/katomic.sh --help)"
-	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv, test-*, lkmm.*)"
+	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv, test-*, lkmm.*, litmus-arch.md)"
 
 test:
 	$(KATOMIC) run s390x

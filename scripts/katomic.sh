@@ -138,7 +138,11 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   scripts/litmus.py writes to \$KATOMIC_WORK/litmus (each
                   primitive in each ordering, in SB, MP, R and 2+2W), each
                   verdict held against the test's "Result:" line:
-                  results/lkmm.{md,json}
+                  results/lkmm.{md,json}; then katomic's tests compiled
+                  against each built configuration of make test-all on
+                  arm64 and riscv64, both implementations, under the
+                  architecture's own model (scripts/litmus_arch.py):
+                  results/CONFIG.litmus.{json,log}, results/litmus-arch.md
   args CONFIG...  the kunit.py arguments of each configuration, as run passes
                   them (and fails on a name it would refuse)
   configs [more|arches]
