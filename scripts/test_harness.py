@@ -693,6 +693,15 @@ class LitmusArch(unittest.TestCase):
         self.assertIn("nop", rv.split("\n")[3])
         self.assertIn("| fence rw,rw ;", rv)
 
+    def test_x86(self):
+        one = lambda m, o: litmus_arch.x86_insn(insns((0, m, o, None))[0], {})  # noqa: E731
+        self.assertEqual(one("lock addl", "$0x0,-0x4(%rsp)"), "mfence")    # smp_mb()
+        self.assertEqual(one("lock subl", "$0x1,(%rdx)"), "lock addl $-1,(%rdx)")
+        self.assertEqual(one("movl", "$0x1,(%rdi)"), "movl $1,(%rdi)")
+        self.assertIsNone(one("endbr64", ""))
+        with self.assertRaisesRegex(litmus_arch.Unknown, "lock xadd, which the translator"):
+            one("lock xadd", "%eax,(%rdx)")
+
     def test_riscv(self):
         one = lambda m, o: litmus_arch.rv_insn(insns((0, m, o, None))[0], {})  # noqa: E731
         self.assertEqual(one("seqz", "a0,a5"), "slti t6,a5,1\nslti a0,a5,0\nsub a0,t6,a0")
