@@ -653,10 +653,58 @@ def summary(files):
     return "\n".join(L) + "\n"
 
 
+TEST_NAME = re.compile(r"^(2\+2W|[^+]+)\+(\w+?)(-u\d+)?(-fail)?(?:\+mb__(before|after)_atomic)?$")
+
+
+def audit_key(function):
+    """The audit's probe function as (primitive, size, idiom), as the
+    litmus tests name them."""
+    f = function.removeprefix("audit_")
+    idiom = None
+    m = re.match(r"(before|after)_(\w+)$", f)
+    if m:
+        idiom, f = m.groups()
+    m = re.match(r"(\w+)_u(8|16|32|64|128)$", f)
+    size = f"-u{m.group(2)}" if m else ""
+    return (m.group(1) if m else f, size, idiom)
+
+
+def crosscheck(audit_json, litmus_json):
+    """Per implementation and primitive: the audit's verdict against
+    herd7's (fail: a test of it allows what the LKMM forbids; pass: its
+    tests run, none does; neither where none ran or all were
+    untranslated)."""
+    audit = json.loads(Path(audit_json).read_text())["ordering"]
+    herd = {}
+    for r in json.loads(Path(litmus_json).read_text())["tests"]:
+        m = TEST_NAME.match(r["test"])
+        impl = r["code"].split("+")[0]
+        key = (impl, m.group(2), m.group(3) or "", m.group(5))
+        st = herd.setdefault(key, set())
+        st.add("fail" if r["violation"] else "error" if r["error"] else
+               "pass" if r["run"] else "none")
+    rows = {}
+    for a in audit:
+        if a["verdict"] not in ("pass", "fail"):
+            continue
+        k = (a["impl"], *audit_key(a["function"]))
+        h = herd.get(k)
+        hv = None if not h else "fail" if "fail" in h else "error" if "error" in h else \
+            "pass" if "pass" in h else None
+        rows.setdefault((a["verdict"], hv), []).append(f"{a['impl']}:{a['function']}")
+    return rows
+
+
 def main():
     args, cache_file = sys.argv[1:], None
     if args == ["--arches"]:
         print("\n".join(a for a, x in ARCHES.items() if not x.get("partial")))
+        return 0
+    if args[:1] == ["crosscheck"] and len(args) == 3:
+        for (av, hv), fs in sorted(crosscheck(args[1], args[2]).items(), key=str):
+            print(f"audit {av}, herd7 {hv or 'nothing run'}: {len(fs)}"
+                  + (f": {' '.join(fs[:12])}{' ...' if len(fs) > 12 else ''}"
+                     if av != hv and hv in ("pass", "fail") else ""))
         return 0
     if args[:1] == ["summary"]:
         print(summary(args[1:]), end="")
