@@ -129,7 +129,8 @@ class Prim:
     def call(self, loc, args):
         """The call as the test writes it: the kernel's argument order."""
         a = iter(str(v) for v in args)
-        return f"{self.name}({', '.join(loc if q == 'X' else next(a) for q in self.params.split(','))})"
+        call = ", ".join(loc if q == "X" else next(a) for q in self.params.split(","))
+        return f"{self.name}({call})"
 
 
 def prims_of_tbl(tbl):
@@ -157,7 +158,8 @@ def forms(pfx, ctype, op, m, has_i):
                             lambda x: (None, x), lambda x: (None, x)))
         return out
     if op == "set":
-        for sfx, mac in (("", "{ WRITE_ONCE(*X,V); }"), ("_release", "{ smp_store_release(X,V); }")):
+        for sfx, mac in (("", "{ WRITE_ONCE(*X,V); }"),
+                         ("_release", "{ smp_store_release(X,V); }")):
             out.append(Prim("set", f"{pfx}_set{sfx}", ctype, sfx[1:] or "once", "set", "X,V", mac,
                             lambda x, i: (i, None), lambda x, i: (i, None)))
         return out

@@ -403,7 +403,8 @@ def ppc_thread(insns):
 
 # x86_64: herd7's X86_64 reads AT&T syntax, as objdump writes it, but
 # few instructions: no xadd, sub, test, setcc, movz or lea.
-X86_KNOWN = re.compile(r"(lock )?(add|xor|or|and|inc|dec|cmpxchg|xchg)[bwlq]?|mov[bwlq]?|cmp[bwlq]?|"
+X86_KNOWN = re.compile(r"(lock )?(add|xor|or|and|inc|dec|cmpxchg|xchg)[bwlq]?|"
+                       r"mov[bwlq]?|cmp[bwlq]?|"
                        r"j(mp|e|ne|le|l|g|ge|s|ns)|mfence|lfence|sfence")
 X86_ARGS = ["rdi", "rsi", "rdx", "rcx", "r8", "r9"]
 
@@ -447,9 +448,11 @@ def x86_thread(insns):
 A64_WEAKEN = [(r"^DMB \w+", "NOP"), (r"^(LD(ADD|CLR|EOR|SET)|CAS|SWP)(AL|A|L)(?=[BH]? )", r"\1"),
               (r"^(ST(ADD|CLR|EOR|SET))L(?=[BH]? )", r"\1"), (r"^LDA(X?R)", r"LD\1"),
               (r"^STL(X?R)", r"ST\1")]
-X86_WEAKEN = [(r"^lock ", ""), (r"^mfence$", "nop"), (r"^xchg[bwlq]? (%\w+),(\(%\w+\))$", r"mov \1,\2")]
+X86_WEAKEN = [(r"^lock ", ""), (r"^mfence$", "nop"),
+              (r"^xchg[bwlq]? (%\w+),(\(%\w+\))$", r"mov \1,\2")]
 PPC_WEAKEN = [(r"^(hw|lw)?sync$", "nop"), (r"^isync$", "nop")]
-RV_WEAKEN = [(r"^fence\S* .*", "nop"), (r"^fence\.tso$", "nop"), (r"^(\S+?)\.(aqrl|aq|rl)\b", r"\1")]
+RV_WEAKEN = [(r"^fence\S* .*", "nop"), (r"^fence\.tso$", "nop"),
+             (r"^(\S+?)\.(aqrl|aq|rl)\b", r"\1")]
 
 ARCHES = {
     "arm64": {"herd": "AArch64", "model": "aarch64.cat", "args": A64_ARGS,
@@ -530,7 +533,8 @@ def run_herd(herd7, libdir, model, paths):
     test that stopped its process is run alone for its error."""
     def batch(files):
         try:
-            p = subprocess.run([herd7, "-I", str(libdir), "-model", model, "-speedcheck", "fast", "-unroll", "0",
+            p = subprocess.run([herd7, "-I", str(libdir), "-model", model,
+                                "-speedcheck", "fast", "-unroll", "0",
                                 *map(str, files)], capture_output=True, text=True,
                                timeout=TIMEOUT * len(files))
         except subprocess.TimeoutExpired:
@@ -609,8 +613,8 @@ def check(arch, herd7, libdir, tests, label, funcs, outdir, cache):
             r["error"] = err or werr or (None if seen else "no execution shows the witness")
         if r.get("selftest") and not r["error"]:
             (weak, _), err = cache[keys[2]]
-            r["error"] = err or (None if weak else
-                                 "self-test: with P0's barriers taken out the model still forbids it")
+            r["error"] = err or (None if weak else "self-test: with P0's barriers taken "
+                                 "out the model still forbids it")
         r["violation"] = r["run"] and not r["error"] and r["allowed"]
         r["ok"] = not r["error"] and not r["violation"]
     return results
@@ -721,7 +725,8 @@ def main():
         args = args[:1] + args[3:]
     if args[:1] != ["check"] or len(args) < 7:
         sys.exit(__doc__)
-    arch, prefix, herd7, litmusdir, out, objs = args[1], args[2], args[3], args[4], args[5], args[6:]
+    arch, prefix, herd7, litmusdir, out = args[1:6]
+    objs = args[6:]
     if arch not in ARCHES:
         sys.exit(f"litmus_arch: no translator for {arch}")
     libdir = Path(herd7).resolve().parent.parent / "share/herdtools7/herd"
@@ -744,12 +749,12 @@ def main():
                 r["fails"] = not r["ok"] and offered and not (r["error"] or "").startswith(LIMITS)
             results += rs
             lines.append({"code": impl + label, "offered": offered, "tests": len(rs),
-                          "translated": sum(not (r["error"] or "").startswith(("untranslated", "no function"))
-                                            for r in rs),
+                          "translated": sum(not (r["error"] or "").startswith(
+                              ("untranslated", "no function")) for r in rs),
                           "run": sum(r["run"] for r in rs),
                           "selftest": sum(bool(r.get("selftest")) for r in rs),
-                          "selftest_ok": sum(bool(r.get("selftest")) and not
-                                             (r["error"] or "").startswith("self-test") for r in rs),
+                          "selftest_ok": sum(bool(r.get("selftest")) and not (
+                              r["error"] or "").startswith("self-test") for r in rs),
                           "violations": sum(r["violation"] for r in rs),
                           "errors": sum(bool(r["error"]) for r in rs),
                           "time_s": round(time.monotonic() - t0, 1)})
@@ -766,7 +771,8 @@ def main():
         print(f"litmus_arch: {arch} {L['code']}: {L['tests']} tests, {L['translated']} translated, "
               f"{L['run']} run under {ARCHES[arch]['model']} (the LKMM forbids their outcome), "
               f"{L['violations']} violations, {L['errors']} errors, {L['time_s']} s; self-test: "
-              f"{L['selftest_ok']} of {L['selftest']} SB tests allowed once P0's barriers are taken out"
+              f"{L['selftest_ok']} of {L['selftest']} SB tests allowed once P0's barriers "
+              "are taken out"
               + ("" if L["offered"] else " (not offered by this build: fails nothing)"))
     return 1 if bad else 0
 
