@@ -170,7 +170,10 @@ ARCH["riscv64"] = {
     "fence": r"fence|fence\.tso",          # fence.i orders no data
     # FENCE.TSO orders all but a store before a load: an acquire and a
     # release fence, no full one.
-    "acq": rf"(?:lr\.[wd]|sc\.[wd]|{RV_AMO})\.aq(?:rl)?|fence i?o?rw?,{RV_RW}|fence\.tso",
+    # An SC with .aq alone orders no more than a plain one (the A
+    # extension: software sets it only with .rl); with .aqrl it orders its
+    # LR, which precedes it, before what follows.
+    "acq": rf"(?:lr\.[wd]|{RV_AMO})\.aq(?:rl)?|sc\.[wd]\.aqrl|fence i?o?rw?,{RV_RW}|fence\.tso",
     "rel": rf"(?:sc\.[wd]|{RV_AMO})\.(?:aq)?rl|fence {RV_RW},i?o?r?w|fence\.tso",
     "lx": r"lr\.[wd](?:\.aq|\.rl|\.aqrl)?",
     "sx": r"sc\.[wd](?:\.aq|\.rl|\.aqrl)?",
@@ -1198,11 +1201,21 @@ def check_ordering(f, order, conditional, primitive):
             return k
         return next((j for j in range(k - 1, -1, -1) if I[j].acc and I[j].acc.kind == "lx"), k)
 
+    def full_pair(k):
+        """riscv: FENCE rw,w (or stronger) just before an AMO.aq, as GCC 12
+        writes a seq_cst AMO: the fence orders every earlier access before
+        the AMO, a store, and .aq the AMO before every later one (RVWMO),
+        so the access needs no barrier after it."""
+        return f.arch == "riscv64" and k > 0 and \
+            re.fullmatch(rf"{RV_AMO}\.aq", I[k].mnem) is not None and \
+            re.fullmatch(rf"fence {RV_RW},i?o?r?w", I[k - 1].text) is not None and \
+            not any(i.target == I[k].addr for i in I)
+
     def waits(k):
         """What the access at k leaves waiting: (for a full barrier, for an
         acquire: the load, or on riscv the store-exclusive after it, which
         the load precedes as an access to the same address)."""
-        return (k if order in ("full", "after") and not full(k) else None,
+        return (k if order in ("full", "after") and not full(k) and not full_pair(k) else None,
                 k if weak and order == "acquire" and not full(load_half(k)) and
                 not f.is_("acq", load_half(k)) and not f.is_("acq", k) else None)
 
@@ -1749,8 +1762,10 @@ SELFTEST_ARCH = {
                 ("lr_aqrl_pair", "acquire", None),
                 ("sc_aqrl", "full", "no full barrier after 'sc.w.aqrl"),
                 ("sc_aqrl", "release", None),
-                # sc.aq: the LR before it, to the same address, precedes it.
+                # sc.aqrl: the LR before it, to the same address, precedes it.
                 ("sc_aqrl", "acquire", None),
+                ("sc_aq_only", "acquire", "no acquire or full barrier after"),
+                ("gcc_amo_full", "full", None),
                 ("cmpxchg_no_fence", "acquire?", "no acquire or full barrier after"),
                 ("tso_after", "full", "no full barrier after"),
                 ("tso_after", "acquire", None),
@@ -1781,7 +1796,8 @@ SELFTEST_ARCH = {
                 ("libcall_tail", "full", "calls __atomic_fetch_add_4"),
                 ("gcc12_cmpxchg", "full?", "no release or full barrier before"),
                 ("gcc12_cmpxchg", "release?", "no release or full barrier before"),
-                ("gcc12_cmpxchg", "acquire?", None),
+                # nor an acquire: sc.w.aq alone orders nothing more
+                ("gcc12_cmpxchg", "acquire?", "no acquire or full barrier after"),
                 ("cmp_again_ok", "full?", None),
                 ("cmp_masked_ok", "full?", None),
                 ("cmp_other_skips", "full?", "no full barrier after 'sc.w.rl"),

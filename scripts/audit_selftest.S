@@ -694,6 +694,17 @@ cas_loop_ok:			/* the kernel's fully ordered LR/SC op */
 amo_aq:				/* .aq: an acquire, no full barrier */
 	amoadd.w.aq	a0,a0,(a1)
 	ret
+gcc_amo_full:			/* GCC 12's seq_cst AMO: fence rw,w then .aq */
+	fence	iorw,ow
+	amoadd.w.aq	a0,a0,(a1)
+	ret
+sc_aq_only:			/* sc.aq without .rl: no acquire (A extension) */
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.aq	a4,a3,(a1)
+	bnez	a4,1b
+	mv	a0,a2
+	ret
 amo_rl:				/* .rl: a release, no full barrier */
 	amoswap.d.rl	a0,a0,(a1)
 	ret
