@@ -1335,8 +1335,10 @@ litmus_arch_one() {
 		$(config_args "$c" | make_options) ||
 		die "lkmm: the litmus threads do not build against $bdir (log: $dir/build.log)"
 	say "[$c] katomic's litmus tests on its code, under $arch's own model"
+	# The translated tests stay in the work directory: results/ holds files.
 	python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.json" \
-		--kconfig "$bdir/.config" "$arch" "$(cross "$arch")" "$WORK/herdtools7/bin/herd7" \
+		--kconfig "$bdir/.config" --tests "$dir/tests" \
+		"$arch" "$(cross "$arch")" "$WORK/herdtools7/bin/herd7" \
 		"$WORK/litmus" "$RESULTS/$c.litmus.json" "$dir"/litmus_{asm,builtins}.o \
 		> "$RESULTS/$c.litmus.log" 2>&1 || rc=$?
 	sed "s/^/katomic: [$c] /" "$RESULTS/$c.litmus.log"

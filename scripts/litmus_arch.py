@@ -8,7 +8,8 @@ test must allow no outcome the LKMM forbids.
 usage: litmus_arch.py --arches      (those make lkmm runs; ppc64le by hand)
        litmus_arch.py summary RESULT.json... > results/litmus-arch.md
        litmus_arch.py c LITMUSDIR OUT.c
-       litmus_arch.py check [--cache FILE] ARCH OBJDUMP_PREFIX HERD7 LITMUSDIR OUT.json OBJ...
+       litmus_arch.py check [--cache FILE] [--kconfig FILE] [--tests DIR]
+                            ARCH OBJDUMP_PREFIX HERD7 LITMUSDIR OUT.json OBJ...
 
 c: the threads of every LITMUSDIR/*.litmus (scripts/litmus.py's) as C
 functions, litmus_N_P0(), litmus_N_P1(), in the order of the sorted names:
@@ -23,7 +24,8 @@ herd7 with the architecture's model. The LKMM's verdict is the test's
 the model allows what the LKMM forbids. The test's "Witness:" must show in
 some state, so that a translation that loses the op's values fails. An
 instruction the translator does not know fails its test by name. Writes
-OUT.json, and the translated tests to OUT.tests/IMPL/; exits 1 on any
+OUT.json, and the translated tests to DIR/IMPL/ (--tests DIR; OUT.tests
+beside OUT.json without it); exits 1 on any
 violation or failure in an implementation the build offers (--kconfig
 FILE: its .config), but for what herd7 cannot express (riscv's 1 and
 2-byte ops, emulated on the word around them: herd7 has no arithmetic on
@@ -716,10 +718,12 @@ def main():
     if args[:1] == ["c"] and len(args) == 3:
         Path(args[2]).write_text(c_source(load(args[1])))
         return 0
-    kconfig = None
-    while args[1:2] in (["--cache"], ["--kconfig"]):
+    kconfig = tests_dir = None
+    while args[1:2] in (["--cache"], ["--kconfig"], ["--tests"]):
         if args[1] == "--cache":
             cache_file = Path(args[2])
+        elif args[1] == "--tests":
+            tests_dir = Path(args[2])
         else:
             kconfig = set(re.findall(r"^(CONFIG_\w+)=[ym]$", Path(args[2]).read_text(), re.M))
         args = args[:1] + args[3:]
@@ -738,7 +742,7 @@ def main():
     for obj in objs:
         impl = Path(obj).stem.replace("litmus_", "")
         for label, funcs in variants(arch, prefix, obj):
-            outdir = Path(out).parent / f"{Path(out).stem}.tests" / (impl + label)
+            outdir = (tests_dir or Path(out).parent / f"{Path(out).stem}.tests") / (impl + label)
             outdir.mkdir(parents=True, exist_ok=True)
             t0 = time.monotonic()
             rs = check(arch, herd7, libdir, tests, impl + label, funcs, outdir, cache)
