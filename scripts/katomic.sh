@@ -26,6 +26,7 @@ PACKAGES="linux-source-6.12 build-essential flex bison bc
 # herdtools7 (herd7, the memory models), vendored, and what builds it.
 HERDTOOLS=$REPO/vendor/herdtools7-7.57.tar.gz
 HERD_PACKAGES="ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev"
+PACKAGES+=" $HERD_PACKAGES"
 
 # Configuration fragments: NAME -> its kunit.py arguments, ";" between them.
 # Every boot tests both implementations, so the sanitizers see both; llsc:
@@ -72,7 +73,10 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   cores; make -j N test-all is -P N);
                   an audit-only configuration (-z10) is configured and
                   prepared (kunit.py config, make prepare), not built or
-                  booted, and only audited
+                  booted, and only audited;
+                  first the harness's tests, the audit's self-test and
+                  the LKMM side of lkmm (below); after each audit of arm64
+                  and riscv64, the herd7 check of its code
   check [N]       every patch as a maintainer applies it: those whose line
                   in results/check.tsv is missing, failed or of another
                   patch id (git patch-id), and their topics' boots (N: every
@@ -138,11 +142,16 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   scripts/litmus.py writes to \$KATOMIC_WORK/litmus (each
                   primitive in each ordering, in SB, MP, R and 2+2W), each
                   verdict held against the test's "Result:" line:
-                  results/lkmm.{md,json}; then katomic's tests compiled
-                  against each built configuration of make test-all on
-                  arm64 and riscv64, both implementations, under the
-                  architecture's own model (scripts/litmus_arch.py):
-                  results/CONFIG.litmus.{json,log}, results/litmus-arch.md
+                  results/lkmm.{md,json}; lib/atomic_litmus_tests.h, the
+                  booted suite's tests, checked to be
+                  scripts/litmus_kunit.py's output on them; then katomic's
+                  tests compiled against each built configuration of make
+                  test-all on arm64 and riscv64, both implementations,
+                  under the architecture's own model
+                  (scripts/litmus_arch.py): results/CONFIG.litmus.{json,log},
+                  results/litmus-arch.md; fails if none is built. run does
+                  all of it: the LKMM side before the first configuration,
+                  the architecture side after each audit
   args CONFIG...  the kunit.py arguments of each configuration, as run passes
                   them (and fails on a name it would refuse)
   configs [more|arches]
@@ -893,10 +902,14 @@ run_one() {
 		wait
 		[ -f "$bdir/test.log" ] && cp "$bdir/test.log" "$out.console.log"
 	fi
-	local audit=false
+	local audit=false herd=false
 	if audited "$name"; then
 		audit=true
 		audit_one "$name" || true
+		if $boot && has_litmus_arch "$name"; then
+			herd=true
+			litmus_arch_one "$name" || true
+		fi
 	elif sanitized "$name"; then
 		instr_one "$name" || true
 	elif [[ "-$name-" != *-bench-* ]]; then
@@ -911,8 +924,8 @@ run_one() {
 	# compiler, and so whether the boot tests them (riscv: not with GCC).
 	local builtins=false
 	! offers_builtins "$bdir" 2>/dev/null || builtins=true
-	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s, "boot": %s, "builtins": %s, "series": "%s"}\n' \
-		"$name" "$rc" $((SECONDS - t0)) "$libcalls" "$audit" "$boot" "$builtins" "$(series_id)" > "$out.run.json"
+	printf '{"config": "%s", "rc": %d, "seconds": %d, "libatomic_symbols": %d, "audit": %s, "herd7": %s, "boot": %s, "builtins": %s, "series": "%s"}\n' \
+		"$name" "$rc" $((SECONDS - t0)) "$libcalls" "$audit" "$herd" "$boot" "$builtins" "$(series_id)" > "$out.run.json"
 	return 0
 }
 
@@ -1090,6 +1103,8 @@ cmd_run() {
 	mkdir -p "$RESULTS"
 	harness_selftest
 	audit_selftest "$@"
+	herd_build
+	lkmm_side || die "herd7 under the LKMM disagrees with a test's Result:, or the suite's litmus tests are not generated from them (results/lkmm.md, $WORK/litmus/kunit.diff)"
 	if [ "$parallel" -eq 1 ]; then
 		for c in "$@"; do run_one "$c"; done
 	else
@@ -1165,6 +1180,7 @@ cmd_summary() {
 	# results/audit.md, which the repository keeps, is the whole matrix's.
 	if [ ${#audits[@]} -gt 0 ] && [ "$*" = "$(cmd_configs | paste -sd ' ')" ]; then
 		python3 "$REPO/scripts/audit.py" --table "$RESULTS/audit.md" "${audits[@]}"
+		litmus_arch_table "$@"
 	fi
 	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@" || rc=$?
 	for m in all more arches; do
@@ -1336,7 +1352,7 @@ litmus_arch_one() {
 		die "lkmm: the litmus threads do not build against $bdir (log: $dir/build.log)"
 	say "[$c] katomic's litmus tests on its code, under $arch's own model"
 	# The translated tests stay in the work directory: results/ holds files.
-	python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.json" \
+	python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.$c.json" \
 		--kconfig "$bdir/.config" --tests "$dir/tests" \
 		"$arch" "$(cross "$arch")" "$WORK/herdtools7/bin/herd7" \
 		"$WORK/litmus" "$RESULTS/$c.litmus.json" "$dir"/litmus_{asm,builtins}.o \
@@ -1345,33 +1361,68 @@ litmus_arch_one() {
 	return $rc
 }
 
-cmd_lkmm() {
-	local c bad=0
-	PACKAGES+=" $HERD_PACKAGES" cmd_deps s390x
-	cmd_tree
-	herd_build
-	mkdir -p "$RESULTS"
-	python3 "$REPO/scripts/litmus.py" "$TREE" "$WORK/litmus"
+# Whether make test-all checks CONFIG's code under its architecture's own
+# model: an audited configuration of an architecture with a translator.
+has_litmus_arch() {
+	audited "$1" && python3 "$REPO/scripts/litmus_arch.py" --arches | grep -qx "${1%%-*}"
+}
+
+# The LKMM side: katomic's litmus tests written to $WORK/litmus, herd7's
+# verdict under the LKMM on them and on the tree's held against each test's
+# "Result:" (results/lkmm.{md,json}), and the booted suite's tests,
+# lib/atomic_litmus_tests.h, the output of scripts/litmus_kunit.py on them.
+lkmm_side() {
+	local bad=0
+	say "herd7 under the LKMM: the tree's litmus tests and katomic's"
+	python3 "$REPO/scripts/litmus.py" "$TREE" "$WORK/litmus" | sed 's/^/katomic: /'
 	python3 "$REPO/scripts/lkmm.py" --macros "$WORK/litmus/katomic.def" \
 		"$WORK/herdtools7/bin/herd7" "$TREE" "$RESULTS/lkmm" \
 		"$TREE"/tools/memory-model/litmus-tests/*.litmus \
-		"$TREE"/Documentation/litmus-tests/*/*.litmus "$WORK"/litmus/*.litmus || bad=1
+		"$TREE"/Documentation/litmus-tests/*/*.litmus "$WORK"/litmus/*.litmus |
+		sed 's/^/katomic: /'
+	[ "${PIPESTATUS[0]}" -eq 0 ] || bad=1
+	python3 "$REPO/scripts/litmus_kunit.py" "$TREE" "$WORK/litmus" > "$WORK/litmus/kunit.h"
+	if ! diff -u "$TREE/lib/atomic_litmus_tests.h" "$WORK/litmus/kunit.h" > "$WORK/litmus/kunit.diff"; then
+		say "lib/atomic_litmus_tests.h is not scripts/litmus_kunit.py's output ($WORK/litmus/kunit.diff)"
+		bad=1
+	else
+		say "lib/atomic_litmus_tests.h: the booted suite's $(grep -c '^	{ "' "$WORK/litmus/kunit.h") litmus tests, generated from these"
+	fi
+	return $bad
+}
+
+# results/litmus-arch.md, which the repository keeps, from the herd7 checks
+# of those CONFIGs that ran.
+litmus_arch_table() {
+	local c files=()
+	for c in "$@"; do [ ! -f "$RESULTS/$c.litmus.json" ] || files+=("$RESULTS/$c.litmus.json"); done
+	[ ${#files[@]} -eq 0 ] ||
+		python3 "$REPO/scripts/litmus_arch.py" summary --series "$(series_id)" "${files[@]}" \
+			> "$RESULTS/litmus-arch.md"
+}
+
+cmd_lkmm() {
+	local c bad=0
+	cmd_deps s390x
+	cmd_tree
+	herd_build
+	mkdir -p "$RESULTS"
+	lkmm_side || bad=1
 	# The architecture side, on the configurations of make test-all that
 	# are built and have a translator.
 	local done=()
 	for c in $(cmd_configs); do
-		python3 "$REPO/scripts/litmus_arch.py" --arches | grep -qx "${c%%-*}" || continue
-		if ! audited "$c"; then
-			continue
-		elif [ ! -f "$(build_dir "$c")/vmlinux" ]; then
+		has_litmus_arch "$c" || continue
+		if [ ! -f "$(build_dir "$c")/vmlinux" ]; then
 			say "[$c] not built (make test-all builds it): its code is not checked"
 		else
 			litmus_arch_one "$c" || bad=1
 			done+=("$RESULTS/$c.litmus.json")
 		fi
 	done
-	[ ${#done[@]} -eq 0 ] ||
-		python3 "$REPO/scripts/litmus_arch.py" summary "${done[@]}" > "$RESULTS/litmus-arch.md"
+	[ ${#done[@]} -gt 0 ] ||
+		die "lkmm: no configuration of make test-all with a translator is built: the architecture side checked nothing (make test-all runs it too)"
+	litmus_arch_table $(cmd_configs)
 	[ $bad -eq 0 ] || die "herd7 found what the LKMM forbids, or a test failed (results/lkmm.md, results/CONFIG.litmus.log)"
 }
 

@@ -6,7 +6,7 @@ syntax for the architecture and run under the vendor's model; the compiled
 test must allow no outcome the LKMM forbids.
 
 usage: litmus_arch.py --arches      (those make lkmm runs; ppc64le by hand)
-       litmus_arch.py summary RESULT.json... > results/litmus-arch.md
+       litmus_arch.py summary [--series ID] RESULT.json... > results/litmus-arch.md
        litmus_arch.py c LITMUSDIR OUT.c
        litmus_arch.py check [--cache FILE] [--kconfig FILE] [--tests DIR]
                             ARCH OBJDUMP_PREFIX HERD7 LITMUSDIR OUT.json OBJ...
@@ -626,11 +626,13 @@ def load(litmusdir):
     return [parse_litmus(p.read_text()) for p in sorted(Path(litmusdir).glob("*.litmus"))]
 
 
-def summary(files):
+def summary(files, series=None):
     """results/litmus-arch.md: a line per configuration and code."""
     L = ["# katomic's litmus tests on the machine code, under the architectures' models", "",
+         *([f"Series {series} (sha256 of patches/, 16 digits).", ""] if series else []),
          "herd7 7.57 with the vendors' models (aarch64.cat, riscv.cat) on each test's "
-         "threads as the kernel's compiler built them; `make lkmm`. A violation: the model "
+         "threads as the kernel's compiler built them; `make test-all`, `make lkmm`. "
+         "A violation: the model "
          "allows an outcome the LKMM forbids. Run: the tests whose outcome the LKMM forbids "
          "(one it allows cannot be violated).", "",
          "Self-test: the SB tests of fully ordered ops with P0's barriers and orderings "
@@ -711,6 +713,9 @@ def main():
             print(f"audit {av}, herd7 {hv or 'nothing run'}: {len(fs)}"
                   + (f": {' '.join(fs[:12])}{' ...' if len(fs) > 12 else ''}"
                      if av != hv and hv in ("pass", "fail") else ""))
+        return 0
+    if args[:2] == ["summary", "--series"]:
+        print(summary(args[3:], args[2]), end="")
         return 0
     if args[:1] == ["summary"]:
         print(summary(args[1:]), end="")

@@ -69,7 +69,8 @@ def tail(path, n=8):
 
 def smp_figures(log):
     """Stress operations, compare-and-swap retries and operations from
-    interrupts per suite, and litmus histograms, from the console."""
+    interrupts per suite, and each litmus test's runs and how many ended in
+    the outcome of its exists clause, from the console."""
     suite, pending, litmus = None, None, []
     stress = {"operations": {}, "from_interrupts": {}, "retries": {}}
     for line in log.splitlines():
@@ -83,16 +84,14 @@ def smp_figures(log):
             for key, n in zip(stress, m.groups()):
                 stress[key][suite] = stress[key].get(suite, 0) + int(n or 0)
             continue
-        m = re.search(r"# \w+: litmus: (\d+) runs: (.*)", line)
+        m = re.search(r"# \w+: litmus: (\d+) runs, the outcome of exists in (\d+)", line)
         if m:
-            pending = (int(m.group(1)), m.group(2).strip())
+            pending = (int(m.group(1)), int(m.group(2)))
             continue
         m = re.search(r"^\s*(not )?ok \d+ (.+?)(?: # SKIP (.*))?$", line)
         if m and pending and suite:
-            seen = re.search(r"\*(\d+)", pending[1])
             litmus.append({"suite": suite, "test": m.group(2), "runs": pending[0],
-                           "histogram": pending[1], "never": m.group(3) is None,
-                           "exists_seen": int(seen.group(1)) if seen else 0})
+                           "never": m.group(3) is None, "exists_seen": pending[1]})
             pending = None
     return stress, litmus
 
@@ -160,6 +159,23 @@ def audit_summary(results, name, expected):
     return out
 
 
+def herd_summary(results, name, expected):
+    """katomic's litmus tests on name's code under its architecture's model
+    (scripts/litmus_arch.py): a line per code, and the tests that fail."""
+    path = results / f"{name}.litmus.json"
+    if not path.exists():
+        return ([], ["the herd7 check of its code did not run: "
+                     + " | ".join(tail(results / f"{name}.litmus.log", 4))] if expected else [])
+    r = json.loads(path.read_text())
+    problems = [f"herd7 ({r['model']}): {t['test']} ({t['code']}): "
+                + ("the model allows what the LKMM forbids" if t["violation"] else t["error"])
+                for t in r["tests"] if t["fails"]]
+    problems += [f"herd7: the self-test of {L['code']}: {L['selftest_ok']} of {L['selftest']} "
+                 "tests with P0's barriers taken out are allowed" for L in r["lines"]
+                 if L["offered"] and L["selftest_ok"] < L["selftest"]]
+    return [dict(L, model=r["model"]) for L in r["lines"]], problems
+
+
 def skip_reasons(log):
     """{reason: cases} of the console's skipped cases, numbers as N (KUnit
     marks a suite whose cases all skipped with no reason of its own)."""
@@ -198,7 +214,7 @@ def missing(name):
             "failed_cases": [], "instrumentation": None, "stress_operations": {},
             "stress_retries": {}, "stress_from_interrupts": {}, "stress_failed": 0,
             "litmus_runs": 0, "litmus_forbidden_seen": 0, "litmus": [], "skip_reasons": {},
-            "failure_causes": {}, "audit": {}}
+            "failure_causes": {}, "audit": {}, "herd7": []}
 
 
 def summarise(results, name):
@@ -269,6 +285,9 @@ def summarise(results, name):
         problems.append(f"kunit.py exited {run['rc']}: " + " | ".join(tail(results / f"{name}.kunit.log", 4)))
     audit = audit_summary(results, name, run.get("audit", False))
     problems += audit.pop("problems")
+    herd, herd_problems = herd_summary(results, name, run.get("herd7", False))
+    problems += herd_problems[:8] + ([f"herd7: {len(herd_problems) - 8} more"]
+                                     if len(herd_problems) > 8 else [])
     notes = audit.pop("notes", [])
     stress, litmus = smp_figures(log)
     # Under a sanitizer, katomic.sh counts what it instruments of the atomics.
@@ -311,6 +330,7 @@ def summarise(results, name):
         "failure_causes": {n: c for n, c in failure_causes(log).items()
                            if c and any(b.rsplit(".", 1)[-1] == n for b in bad)},
         "audit": audit,
+        "herd7": herd,
     }
 
 
@@ -362,6 +382,15 @@ def main():
                 f"{a['canaries_transformed']} of {a['worries_total']['canary']} | "
                 f"{len(a['c11_transformed'])} of {a['c11_total']}"
                 f"{' (' + ', '.join(a['c11_transformed']) + ')' if a['c11_transformed'] else ''} |")
+    if any(r["herd7"] for r in rows):
+        lines += ["", "| config | code under its architecture's model | tests | translated |"
+                  " run (the LKMM forbids the outcome) | violations | errors | self-test | time |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {r['config']} | {h['code']} ({h['model']})"
+                  f"{'' if h['offered'] else ', not offered'} | {h['tests']} | {h['translated']} | "
+                  f"{h['run']} | {h['violations']} | {h['errors']} | "
+                  f"{h['selftest_ok']} of {h['selftest']} | {h['time_s']} s |"
+                  for r in rows for h in r["herd7"]]
     for r in rows:
         for p in r["problems"]:
             lines.append(f"\n- {r['config']}: {p}")
@@ -378,10 +407,11 @@ def main():
         if len(failures) > 40:
             lines.append(f"| ... | {len(failures) - 40} more in summary.json | |")
     sometimes = ["", "## Litmus tests the LKMM allows (observations, not tests)", "",
-                 "| config | suite | test | outcomes (* the one asked about) |", "|---|---|---|---|"]
+                 "| config | suite | test | runs | the outcome asked about |",
+                 "|---|---|---|---:|---:|"]
     for r in rows:
-        sometimes += [f"| {r['config']} | {t['suite']} | {t['test']} | {t['histogram']} |"
-                      for t in r["litmus"] if not t["never"]]
+        sometimes += [f"| {r['config']} | {t['suite']} | {t['test']} | {t['runs']} | "
+                      f"{t['exists_seen']} |" for t in r["litmus"] if not t["never"]]
     # The series each run was built from (scripts/katomic.sh series_id).
     series = sorted({r["series"] for r in rows if r.get("series")})
     head = f"Series {', '.join(series) or 'unknown'} (sha256 of patches/, 16 digits)"
