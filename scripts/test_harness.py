@@ -204,6 +204,35 @@ class Recorded(unittest.TestCase):
 
     # The machine-code audit.
 
+    def herd(self, name, fails=False, selftest_ok=2):
+        """A herd7 check of name's code: one test, failing or not."""
+        self.edit_json(name, "run.json", lambda d: d.update(herd7=True))
+        line = {"code": "asm", "offered": True, "tests": 1, "translated": 1, "run": 1,
+                "selftest": 2, "selftest_ok": selftest_ok, "violations": int(fails),
+                "errors": 0, "time_s": 1.0}
+        test = {"test": "SB+xchg", "code": "asm", "violation": fails, "error": None,
+                "fails": fails}
+        self.path(name, "litmus.json").write_text(json.dumps(
+            {"arch": "riscv64", "model": "riscv.cat", "lines": [line], "tests": [test]}))
+
+    def test_herd_pass(self):
+        self.herd("riscv64")
+        self.assertEqual(self.problems("riscv64"), [])
+        self.assertEqual(summary.summarise(self.dir, "riscv64")["herd7"][0]["run"], 1)
+
+    def test_herd_missing(self):
+        self.herd("riscv64")
+        self.path("riscv64", "litmus.json").unlink()
+        self.assertFails("riscv64", "herd7 check of its code did not run")
+
+    def test_herd_violation(self):
+        self.herd("riscv64", fails=True)
+        self.assertFails("riscv64", "SB+xchg (asm): the model allows what the LKMM forbids")
+
+    def test_herd_selftest(self):
+        self.herd("riscv64", selftest_ok=1)
+        self.assertFails("riscv64", "the self-test of asm: 1 of 2")
+
     def test_audit_missing(self):
         self.path("s390x", "audit.json").unlink()
         self.assertFails("s390x", "the machine-code audit did not run")
