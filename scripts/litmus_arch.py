@@ -342,8 +342,20 @@ def ppc_insn(i, labels):
     if any(re.search(r"\(r1\)$", x) for x in a):
         raise Unknown(f"a stack access ({i.text})")
     m = PPC_SAME.get(m, m)
+    # Clearing the low bits of a pointer argument is the address of the
+    # word around a 1 or 2-byte location; of a value, an and with a mask.
     if m in ("clrrdi", "clrrwi"):
-        raise Unknown(f"the address of the word around a 1 or 2-byte location ({i.text})")
+        if i.addr not in PPC_VALUES or int(a[2], 0) > 15:
+            raise Unknown(f"the address of the word around a 1 or 2-byte location ({i.text})")
+        t = PPC_SCRATCH
+        return f"li {t},{-(1 << int(a[2], 0))}\nand {a[0]},{a[1]},{t}"
+    # addic rT,rS,-1; subfe rT,rT,rS is rS != 0 (the carry of the addic):
+    # as for a count of leading zeros, the sign bit of rS | -rS.
+    if m == "subfe":
+        if i.addr not in PPC_NONZERO:
+            raise Unknown(f"subfe other than of a test for nonzero ({i.text})")
+        t = PPC_SCRATCH
+        return f"mulli {t},{a[2]},-1\nor {t},{t},{a[2]}\nrlwinm {a[0]},{t},1,31,31"
     # herd7's PPC computes only add, subf, mulli, and, or, xor and rlwinm
     # of these: the others as what gives their value. Its values have no
     # width; the tests' are small, and rlwinm rotates their low word.
@@ -368,6 +380,16 @@ def ppc_insn(i, labels):
         return f"li {t},0\nori {t},{t},{(1 << (32 - n)) - 1}\nand {a[0]},{a[1]},{t}"
     if i.addr in PPC_COUNTED:
         return f"mr {a[0]},{a[1]}"
+    # CR0's EQ bit as 0 or 1 (mfocrf 128, then rlwinm 3,31,31 takes it):
+    # herd7's mfcr reads CR0 alone, EQ as 2, and its rlwinm rotates by 31
+    # wrong (rot64 shifts right by 63 - n); an and and a divide instead.
+    if m == "mfocrf":
+        if a[1] != "128" or i.addr not in PPC_CR0:
+            raise Unknown(f"mfocrf other than of CR0's EQ bit ({i.text})")
+        return f"mfcr {a[0]}"
+    if i.addr in PPC_CR0.values():
+        t = PPC_SCRATCH
+        return f"li {t},2\nand {a[0]},{a[1]},{t}\ndivw {a[0]},{a[0]},{t}"
     # The sign bit, as srwi 31 (srdi 63) takes it: herd7's rlwinm is right
     # for this rotation, not for others (rlwinm 27,5,31 of 32 gives 2).
     if (m, a[2:]) in (("srwi", ["31"]), ("srdi", ["63"])):
@@ -385,6 +407,9 @@ def ppc_insn(i, labels):
 
 
 PPC_COUNTED = set()     # the shifts of a count of leading zeros
+PPC_CR0 = {}            # mfocrf of CR0: the rlwinm that takes its EQ bit
+PPC_NONZERO = set()     # subfe after addic -1: a test for nonzero
+PPC_VALUES = set()      # clrrdi/clrrwi of a register the code wrote
 
 
 def ppc_thread(insns):
@@ -399,8 +424,45 @@ def ppc_thread(insns):
         if use is None or (use.mnem, use.args[2]) != shift or use.args[1] != i.args[0]:
             raise Unknown(f"{i.mnem} not shifted right by {shift[1]} to test for zero ({i.text})")
         PPC_COUNTED.add(use.addr)
-    out = thread(insns, ppc_insn, "b {}", {"b", "blr"}, "nop")
-    return [x for s in out for x in s.split("\n")]
+    PPC_NONZERO.clear()
+    PPC_VALUES.clear()
+    written = set()
+    for k, i in enumerate(insns):
+        if i.mnem in ("clrrdi", "clrrwi") and i.args[1] in written:
+            PPC_VALUES.add(i.addr)
+        if (i.mnem == "subfe" and k and insns[k - 1].mnem == "addic" and i.args[1] == i.args[0]
+                and insns[k - 1].args == [i.args[0], i.args[2], "-1"]):
+            PPC_NONZERO.add(i.addr)
+        if i.args and i.target is None and not i.mnem.startswith(("st", "cmp")):
+            written.add(i.args[0])
+    PPC_CR0.clear()
+    for i, use in zip(insns, insns[1:]):
+        if i.mnem == "mfocrf" and use.mnem == "rlwinm" and use.args == [i.args[0]] * 2 + [
+                "3", "31", "31"]:
+            PPC_CR0[i.addr] = use.addr
+    out = [x for s in thread(insns, ppc_insn, "b {}", {"b", "blr"}, "nop") for x in s.split("\n")]
+    return ppc_acquire(out)
+
+
+def ppc_acquire(out):
+    """lwarx rD; ...; stwcx.; bne- retry; isync: the Power ISA's acquire
+    (Book II, Appendix B.2.1.1, "Acquire Lock": the branch on the
+    store-conditional, then isync). Its ordering runs from the lwarx's read
+    through the reservation, which herd7's stwcx. does not carry: it sets
+    CR0 from a constant (PPCSem.ml, flags_res), so the branch depends on no
+    read and ppc.cat sees no ctrl+isync. A compare of rD with itself and a
+    branch on it before the isync give that dependency, and leave CR0 as a
+    stwcx. that succeeded does (EQ)."""
+    res, n = [], 0
+    for k, x in enumerate(out):
+        if (x == "isync" and k >= 2 and out[k - 2].startswith("stwcx.")
+                and re.fullmatch(r"bne L\w+", out[k - 1])):
+            rd = next(y.split()[1].split(",")[0] for y in reversed(out[:k])
+                      if y.startswith("lwarx "))
+            res += [f"cmpw {rd},{rd}", f"bne Lacq{n}", f"Lacq{n}:"]
+            n += 1
+        res.append(x)
+    return res
 
 
 # x86_64: herd7's X86_64 reads AT&T syntax, as objdump writes it, but

@@ -782,6 +782,35 @@ class LitmusArch(unittest.TestCase):
             one("sd", "a5,-40(s0)")
 
 
+    def test_ppc(self):
+        """xchg_acquire's lwarx/stwcx./bne-/isync, and CR0's EQ bit read
+        as GCC's builtins read it."""
+        code = insns((0, "lwarx", "r9,0(r3)", None), (4, "stwcx.", "r4,0(r3)", None),
+                     (8, "bne-", "0", 0), (12, "isync", "", None),
+                     (16, "mfocrf", "r10,128", None), (20, "rlwinm", "r10,r10,3,31,31", None),
+                     (24, "blr", "", None))
+        out = litmus_arch.ppc_thread(code)
+        self.assertEqual(out[:9], ["L0:", "lwarx r9,r0,r3", "stwcx. r4,r0,r3", "bne L0",
+                                   "cmpw r9,r9", "bne Lacq0", "Lacq0:", "isync", "mfcr r10"])
+        self.assertEqual(out[9:12], ["li r12,2", "and r10,r10,r12", "divw r10,r10,r12"])
+        # GCC's rS != 0 (addic's carry), and a mask of a loaded value.
+        out = litmus_arch.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None),
+                                           (4, "clrrdi", "r10,r9,1", None),
+                                           (8, "addic", "r8,r9,-1", None),
+                                           (12, "subfe", "r8,r8,r9", None),
+                                           (16, "clrrdi", "r7,r4,2", None)) [:4])
+        self.assertEqual(out[1:], ["li r12,-2", "and r10,r9,r12", "addi r8,r9,-1",
+                                   "mulli r12,r9,-1", "or r12,r12,r9", "rlwinm r8,r12,1,31,31"])
+        with self.assertRaisesRegex(litmus_arch.Unknown, "address of the word"):
+            litmus_arch.ppc_thread(insns((0, "clrrdi", "r7,r4,2", None)))
+        with self.assertRaisesRegex(litmus_arch.Unknown, "subfe other than"):
+            litmus_arch.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None),
+                                         (4, "subfe", "r9,r9,r9", None)))
+        with self.assertRaisesRegex(litmus_arch.Unknown, "mfocrf other than"):
+            litmus_arch.ppc_thread(code[:4] + insns((16, "mfocrf", "r10,128", None),
+                                                    (20, "blr", "", None)))
+
+
 class Report(unittest.TestCase):
     def test_executed_wins(self):
         rows = [{"function": f, "impl": i, "executed": n} for f, i, n in (
