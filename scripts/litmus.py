@@ -26,6 +26,8 @@ The shapes, each with the primitive on location a (x, y plain):
   2+2W      WRITE_ONCE(x); op(a); WRITE_ONCE(y) against smp_mb() on P1
   MP-writer WRITE_ONCE(x); op(a)  against reads of a, smp_rmb(), x
   MP-reader op(a); READ_ONCE(x)   against x, smp_wmb(), a written
+  SB-op     op(a); READ_ONCE(y)   against y written, smp_mb(), a read: the
+            op's own write before a later read
 A conditional op also fails in SB and MP-reader (-fail); a void op comes
 alone and with smp_mb__before_atomic() or smp_mb__after_atomic().
 """
@@ -223,6 +225,8 @@ def expect(shape, order, fence):
         full = order in ("mb", "release") or fence == "before"
     if shape == "MP-reader":
         full = order in ("mb", "acquire") or fence == "after"
+    if shape == "SB-op":
+        full = order == "mb" or fence == "after"
     return "Never" if full else "Sometimes"
 
 
@@ -263,6 +267,10 @@ def test_values(p, shape, fail, v0, w, args):
         if new is None or new == v0:
             return None
         return v0, w, args, f"1:r0={new} /\\ 1:r1=0", {**seen_op, "1:r0": new}
+    if shape == "SB-op":
+        if new is None:
+            return None
+        return v0, w, args, f"0:r0=0 /\\ 1:r0={v0}", {**seen_op, "[a]": new}
     if shape == "MP-reader":
         other = p.sem(v0, *args)[1]
         if ret is not None and ret != other:
@@ -310,6 +318,11 @@ def litmus(p, shape, fail, fence):
         exists = {"SB": "0:r0=0 /\\ 1:r0=0", "R": "y=2 /\\ 1:r0=0",
                   "2+2W": "x=1 /\\ y=1"}[shape]
         threads = [("x, y, a", p0), ("x, y", p1)]
+    elif shape == "SB-op":
+        # The op's own write before a later read: P1 reads a's old value.
+        p0 = op + ["r0 = READ_ONCE(*y);"]
+        p1 = ["WRITE_ONCE(*y, 1);", "smp_mb();", f"r0 = {read_a};"]
+        threads, exists = [("y, a", p0), ("y, a", p1)], cond
     elif shape == "MP-writer":
         p0 = ["WRITE_ONCE(*x, 1);"] + op
         p1 = [f"r0 = {read_a};", "smp_rmb();", "r1 = READ_ONCE(*x);"]
@@ -351,7 +364,8 @@ def tests(prims):
             shapes = [("MP-writer", False, None)]
         else:
             fences = (None, "before", "after") if p.kind == "void" else (None,)
-            shapes = [(s, False, f) for s in ("SB", "MP-writer", "MP-reader", "R", "2+2W")
+            shapes = [(s, False, f) for s in ("SB", "SB-op", "MP-writer", "MP-reader", "R",
+                                              "2+2W")
                       for f in fences]
             if p.conditional:
                 shapes += [("SB", True, None), ("MP-reader", True, None)]

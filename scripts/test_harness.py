@@ -649,6 +649,11 @@ class Litmus(unittest.TestCase):
         self.assertEqual(t["MP-reader+atomic_cmpxchg-fail"], "Sometimes")
         self.assertEqual(t["MP-writer+atomic_add+mb__after_atomic"], "Sometimes")
         self.assertEqual(t["MP-reader+atomic_add+mb__after_atomic"], "Never")
+        # The op's own write before a later read: full ordering only.
+        self.assertEqual(t["SB-op+atomic_fetch_and"], "Never")
+        self.assertEqual(t["SB-op+atomic_fetch_and_acquire"], "Sometimes")
+        self.assertEqual(t["SB-op+atomic_add+mb__before_atomic"], "Sometimes")
+        self.assertEqual(t["SB-op+atomic_add+mb__after_atomic"], "Never")
 
     def test_herd_form_checked(self):
         """A herd7 form wrong on every value the search tries fits no test."""
