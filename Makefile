@@ -5,7 +5,7 @@ CONFIGS := $(shell $(KATOMIC) configs)
 MORE := $(shell $(KATOMIC) configs more)
 OTHERS := $(shell $(KATOMIC) configs arches)
 
-.PHONY: help test test-all test-more test-arches report lkmm deps tree export reset check clean
+.PHONY: help test test-all test-more test-arches report lkmm mutate deps tree export reset check clean
 
 help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
@@ -13,13 +13,14 @@ help:
 	@echo "make test-more  what test-all's 60 minutes leave out: $(MORE)"
 	@echo "make test-arches the other architectures kunit.py boots in QEMU, on their own atomics: $(OTHERS) (results/arches/)"
 	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some"
-	@echo "make lkmm       herd7 under the kernel's memory model on the tree's litmus tests and katomic's (every primitive in every ordering), each verdict against its Result: line (results/lkmm.md); then katomic's on the code of each built test-all configuration of arm64 and riscv64, under their own models (results/litmus-arch.md)"
+	@echo "make lkmm       herd7 under the kernel's memory model on the tree's litmus tests and katomic's (every primitive in every ordering), each verdict against its Result: line (results/lkmm.md); then katomic's on the code of each built test-all configuration of arm64, riscv64 and ppc64le, under their own models (results/litmus-arch.md)"
+	@echo "make mutate     herd7's check made to fail: one barrier weakened at a time in arm64's, riscv64's and ppc64le's asm and builtins (scripts/mutations.tsv), each must show a violation (results/litmus-mutations.md; after make test-all)"
 	@echo "make deps       apt-get install what katomic needs"
 	@echo "make tree       materialise the kernel tree with patches/ applied"
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
 	@echo "make check      every patch changed since results/check.tsv (FROM=N: all from patch N): checkpatch --strict, W=1 builds of what it touches, no new W=1 or sparse warning there, the suites booted at each topic's end (scripts/katomic.sh --help)"
-	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv, test-*, lkmm.*, litmus-arch.md)"
+	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv, test-*, lkmm.*, litmus-arch.md, litmus-mutations.md)"
 
 test:
 	$(KATOMIC) run s390x
@@ -37,7 +38,7 @@ test-arches:
 # make -j N test-all (test-more, test-arches): N configurations at once,
 # the cores shared out; scripts/katomic.sh reads N from MAKEFLAGS.
 
-deps tree export reset lkmm:
+deps tree export reset lkmm mutate:
 	$(KATOMIC) $@
 
 # Without FROM, the patches changed since results/check.tsv; FROM=N: all
@@ -50,4 +51,4 @@ report:
 
 clean:
 	rm -rf "$${KATOMIC_WORK:-$$HOME/.cache/katomic}"
-	find results -type f ! -name 'report*' ! -name check.tsv ! -name audit.md ! -name 'test-*' ! -name 'lkmm.*' ! -name litmus-arch.md -delete 2>/dev/null || true
+	find results -type f ! -name 'report*' ! -name check.tsv ! -name audit.md ! -name 'test-*' ! -name 'lkmm.*' ! -name litmus-arch.md ! -name litmus-mutations.md -delete 2>/dev/null || true

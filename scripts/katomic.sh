@@ -140,18 +140,26 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   litmus tests (tools/memory-model/litmus-tests,
                   Documentation/litmus-tests) and katomic's, which
                   scripts/litmus.py writes to \$KATOMIC_WORK/litmus (each
-                  primitive in each ordering, in SB, MP, R and 2+2W), each
+                  primitive in each ordering, in SB, SB-op, MP, R and
+                  2+2W), each
                   verdict held against the test's "Result:" line:
                   results/lkmm.{md,json}; lib/atomic_litmus_tests.h, the
                   booted suite's tests, checked to be
                   scripts/litmus_kunit.py's output on them; then katomic's
                   tests compiled against each built configuration of make
-                  test-all on arm64 and riscv64, both implementations,
-                  under the architecture's own model
+                  test-all on arm64, riscv64 and ppc64le, both
+                  implementations, under the architecture's own model
                   (scripts/litmus_arch.py): results/CONFIG.litmus.{json,log},
                   results/litmus-arch.md; fails if none is built. run does
                   all of it: the LKMM side before the first configuration,
                   the architecture side after each audit
+  mutate          the architecture side made to fail: each row of
+                  scripts/mutations.tsv weakens one barrier of arm64,
+                  riscv64 or ppc64le in the tree (asm and builtins), the
+                  litmus threads are compiled with it against that built
+                  configuration of make test-all, the file is put back, and
+                  herd7 must find a violation in the row's code:
+                  results/litmus-mutations.md (needs make test-all's builds)
   args CONFIG...  the kunit.py arguments of each configuration, as run passes
                   them (and fails on a name it would refuse)
   configs [more|arches]
@@ -1441,8 +1449,71 @@ cmd_lkmm() {
 	[ $bad -eq 0 ] || die "herd7 found what the LKMM forbids, or a test failed (results/lkmm.md, results/CONFIG.litmus.log)"
 }
 
+# make mutate: the herd7 check made to fail, a row of scripts/mutations.tsv
+# at a time. The row's barrier is weakened in the tree, the litmus threads
+# compiled with it against the row's built configuration, the file put back
+# at once (cp -p: the kernel build never saw the change, and stays valid),
+# and litmus_arch.py must find a violation in the row's code. Writes
+# results/litmus-mutations.md.
+cmd_mutate() {
+	local cfg code file from to why n=0 bad=0 dir bdir arch v res md=$RESULTS/litmus-mutations.md
+	cmd_deps s390x
+	cmd_tree
+	herd_build
+	mkdir -p "$RESULTS"
+	python3 "$REPO/scripts/litmus.py" "$TREE" "$WORK/litmus" > /dev/null
+	printf '%s\n' "# herd7's check made to fail" "" "Series $(series_id)" "" \
+		"Each row weakens one barrier; the litmus tests the LKMM forbids, compiled with it, must show a violation in the row's code (\`make mutate\`, scripts/mutations.tsv)." "" \
+		"| configuration | code | taken away | file | violations | result | tests, for example |" \
+		"|---|---|---|---|---:|---|---|" > "$md.new"
+	while IFS=$'\t' read -r cfg code file from to why; do
+		[[ -z $cfg || $cfg == \#* ]] && continue
+		n=$((n + 1)) arch=${cfg%%-*} dir=$WORK/mutate/$n bdir=$(build_dir "$cfg")
+		[ -f "$bdir/vmlinux" ] || die "mutate: $cfg is not built (make test-all builds it)"
+		rm -rf "$dir" && mkdir -p "$dir"
+		python3 "$REPO/scripts/litmus_arch.py" c "$WORK/litmus" "$dir/litmus_threads.c"
+		printf '#define ATOMIC_IMPL_%s\n#include "litmus_threads.c"\n' \
+			"$([[ $code == builtins* ]] && echo BUILTINS || echo ARCH)" > "$dir/litmus_${code%%+*}.c"
+		cp -p "$TREE/$file" "$dir/orig"
+		trap 'cp -p "$dir/orig" "$TREE/$file"' EXIT
+		python3 - "$TREE/$file" "${from//\\t/$'\t'}" "${to//\\t/$'\t'}" <<-'PY' ||
+			import sys
+			path, old, new = sys.argv[1:]
+			text = open(path).read()
+			if text.count(old) != 1:
+			    sys.exit(f"mutate: {path}: {old!r} occurs {text.count(old)} times, not once")
+			open(path, "w").write(text.replace(old, new))
+		PY
+			die "mutate: row $n no longer applies to the tree (scripts/mutations.tsv)"
+		kmod_make "$arch" "$bdir" "$dir" "litmus_${code%%+*}.o" $(config_args "$cfg" | make_options) ||
+			{ cp -p "$dir/orig" "$TREE/$file"; die "mutate: row $n: the litmus threads do not build (log: $dir/build.log)"; }
+		cp -p "$dir/orig" "$TREE/$file"
+		trap - EXIT
+		say "[$cfg] $code without $why"
+		python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.$cfg.json" \
+			--kconfig "$bdir/.config" --tests "$dir/tests" "$arch" "$(cross "$arch")" \
+			"$WORK/herdtools7/bin/herd7" "$WORK/litmus" "$dir/out.json" "$dir/litmus_${code%%+*}.o" \
+			> "$dir/check.log" 2>&1
+		v=$(python3 - "$dir/out.json" "$code" <<-'PY'
+			import json, sys
+			r = json.load(open(sys.argv[1]))
+			bad = sorted(t["test"] for t in r["tests"] if t["code"] == sys.argv[2] and t["violation"])
+			print(len(bad), " ".join(bad[:3]) + (" ..." if len(bad) > 3 else ""))
+		PY
+		) || die "mutate: row $n: no result from litmus_arch.py (log: $dir/check.log)"
+		say "[$cfg] $code: ${v%% *} violations ${v#* }"
+		if [ "${v%% *}" -gt 0 ]; then res=caught; else res="MISSED"; bad=1; fi
+		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$cfg" "$code" "$why" "$file" \
+			"${v%% *}" "$res" "${v#* }" >> "$md.new"
+	done < "$REPO/scripts/mutations.tsv"
+	mv "$md.new" "$md"
+	[ "$REPO/results" -ef "$RESULTS" ] || cp "$md" "$REPO/results/"
+	[ $bad -eq 0 ] || die "mutate: herd7's check missed a weakened barrier ($md)"
+	say "mutate: every weakened barrier found ($md)"
+}
+
 case ${1:-} in
-deps|tree|export|reset|check|configs|report|audit|args|summary|lkmm) c=$1; shift; "cmd_$c" "$@" ;;
+deps|tree|export|reset|check|configs|report|audit|args|summary|lkmm|mutate) c=$1; shift; "cmd_$c" "$@" ;;
 gitlab-ci) shift; cmd_gitlab_ci "$@" ;;
 run) shift; cmd_run "$@" ;;
 -h|--help|help|"") usage ;;
