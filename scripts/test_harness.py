@@ -813,6 +813,10 @@ class LitmusArch(unittest.TestCase):
             with self.assertRaisesRegex(litmus_arch.Unknown, "^a carry") as e:
                 litmus_arch.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None), (4, m, a, None)))
             self.assertTrue(f"untranslated: {e.exception}".startswith(litmus_arch.LIMITS))
+        # GCC's S64_MIN (li -1; clrrdi 63) before the carry: the carry is why.
+        with self.assertRaisesRegex(litmus_arch.Unknown, "^a carry.*subfic"):
+            litmus_arch.ppc_thread(insns((0, "li", "r7,-1", None), (4, "clrrdi", "r7,r7,63", None),
+                                         (8, "xor", "r9,r9,r7", None), (12, "subfic", "r9,r9,0", None)))
         with self.assertRaisesRegex(litmus_arch.Unknown, "mfocrf other than"):
             litmus_arch.ppc_thread(code[:4] + insns((16, "mfocrf", "r10,128", None),
                                                     (20, "blr", "", None)))
