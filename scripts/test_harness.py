@@ -721,6 +721,23 @@ def insns(*code):
 class LitmusArch(unittest.TestCase):
     """scripts/litmus_arch.py's translation into herd7's syntax."""
 
+    def test_mutations_table(self):
+        """make mutate's rows: six fields, a configuration of make test-all
+        whose architecture has a translator, a code the check reports."""
+        rows = [line.rstrip("\n").split("\t") for line in
+                (HERE / "mutations.tsv").read_text().splitlines()
+                if line and not line.startswith("#")]
+        self.assertGreaterEqual(len(rows), 6)
+        configs = subprocess.run([str(KATOMIC), "configs"], check=True,
+                                 capture_output=True, text=True).stdout.split()
+        for cfg, code, path, old, new, why in rows:
+            self.assertIn(cfg, configs)
+            self.assertIn(cfg.split("-")[0], litmus_arch.ARCHES)
+            self.assertFalse(litmus_arch.ARCHES[cfg.split("-")[0]].get("partial"))
+            self.assertIn(code, ("asm", "asm+lse", "builtins", "builtins+lse"))
+            self.assertNotEqual(old, new)
+            self.assertTrue(path.startswith("arch/") and why)
+
     def test_layout(self):
         """Only loops branch backwards (herd7's -unroll 0 cuts every
         backward branch); code no path reaches is left out."""
