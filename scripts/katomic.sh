@@ -1361,17 +1361,26 @@ herd_build() {
 # threads compiled against it on both implementations, as the audit's
 # probes are, translated and run under the architecture's own model
 # (scripts/litmus_arch.py). Writes results/CONFIG.litmus.{json,log}.
+# DIR CONFIG OBJ...: katomic's litmus threads ($WORK/litmus) as C in DIR,
+# each OBJ (litmus_asm.o, litmus_builtins.o) compiled on its implementation
+# against CONFIG's kernel build (DIR/build.log).
+litmus_objects() {
+	local dir=$1 c=$2 o
+	shift 2
+	python3 "$REPO/scripts/litmus_arch.py" c "$WORK/litmus" "$dir/litmus_threads.c"
+	for o in "$@"; do
+		printf '#define ATOMIC_IMPL_%s\n#include "litmus_threads.c"\n' \
+			"$([ "$o" = litmus_builtins.o ] && echo BUILTINS || echo ARCH)" > "$dir/${o%.o}.c"
+	done
+	kmod_make "${c%%-*}" "$(build_dir "$c")" "$dir" "$*" $(config_args "$c" | make_options)
+}
+
 litmus_arch_one() {
 	local c=$1 arch=${1%%-*} bdir dir=$WORK/litmus-arch/$1 rc=0
 	bdir=$(build_dir "$c")
 	rm -rf "$dir" "$RESULTS/$c".litmus.*
 	mkdir -p "$dir"
-	python3 "$REPO/scripts/litmus_arch.py" c "$WORK/litmus" "$dir/litmus_threads.c"
-	for f in asm:ARCH builtins:BUILTINS; do
-		printf '#define ATOMIC_IMPL_%s\n#include "litmus_threads.c"\n' "${f#*:}" > "$dir/litmus_${f%%:*}.c"
-	done
-	kmod_make "$arch" "$bdir" "$dir" "litmus_asm.o litmus_builtins.o" \
-		$(config_args "$c" | make_options) ||
+	litmus_objects "$dir" "$c" litmus_asm.o litmus_builtins.o ||
 		die "lkmm: the litmus threads do not build against $bdir (log: $dir/build.log)"
 	say "[$c] katomic's litmus tests on its code, under $arch's own model"
 	# The translated tests stay in the work directory: results/ holds files.
@@ -1471,9 +1480,6 @@ cmd_mutate() {
 		n=$((n + 1)) arch=${cfg%%-*} dir=$WORK/mutate/$n bdir=$(build_dir "$cfg")
 		[ -f "$bdir/vmlinux" ] || die "mutate: $cfg is not built (make test-all builds it)"
 		rm -rf "$dir" && mkdir -p "$dir"
-		python3 "$REPO/scripts/litmus_arch.py" c "$WORK/litmus" "$dir/litmus_threads.c"
-		printf '#define ATOMIC_IMPL_%s\n#include "litmus_threads.c"\n' \
-			"$([[ $code == builtins* ]] && echo BUILTINS || echo ARCH)" > "$dir/litmus_${code%%+*}.c"
 		cp -p "$TREE/$file" "$dir/orig"
 		trap 'cp -p "$dir/orig" "$TREE/$file"' EXIT
 		python3 - "$TREE/$file" "${from//\\t/$'\t'}" "${to//\\t/$'\t'}" <<-'PY' ||
@@ -1485,7 +1491,7 @@ cmd_mutate() {
 			open(path, "w").write(text.replace(old, new))
 		PY
 			die "mutate: row $n no longer applies to the tree (scripts/mutations.tsv)"
-		kmod_make "$arch" "$bdir" "$dir" "litmus_${code%%+*}.o" $(config_args "$cfg" | make_options) ||
+		litmus_objects "$dir" "$cfg" "litmus_${code%%+*}.o" ||
 			{ cp -p "$dir/orig" "$TREE/$file"; die "mutate: row $n: the litmus threads do not build (log: $dir/build.log)"; }
 		cp -p "$dir/orig" "$TREE/$file"
 		trap - EXIT

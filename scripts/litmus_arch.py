@@ -349,14 +349,15 @@ def ppc_insn(i, labels):
     # Clearing the low bits of a pointer argument is the address of the
     # word around a 1 or 2-byte location; of a value, an and with a mask.
     if m in ("clrrdi", "clrrwi"):
-        if i.addr not in PPC_VALUES or int(a[2], 0) > 15:
+        if i.addr not in PPC_VALUES:
             raise Unknown(f"the address of the word around a 1 or 2-byte location ({i.text})")
+        if int(a[2], 0) > 15:
+            raise Unknown(f"{m} of a value by more than 15 bits ({i.text})")
         t = PPC_SCRATCH
         return f"li {t},{-(1 << int(a[2], 0))}\nand {a[0]},{a[1]},{t}"
     # addic rT,rS,-1; subfe rT,rT,rS is rS != 0 (the carry of the addic):
-    # as for a count of leading zeros, the sign bit of rS | -rS.
-    if m in PPC_CARRY and i.addr not in PPC_NONZERO:
-        raise Unknown(f"a carry, which herd7's PPC does not have ({i.text})")
+    # as for a count of leading zeros, the sign bit of rS | -rS. Any other
+    # carry stopped the thread in ppc_thread().
     if m == "subfe":
         t = PPC_SCRATCH
         return f"mulli {t},{a[2]},-1\nor {t},{t},{a[2]}\nrlwinm {a[0]},{t},1,31,31"
