@@ -77,9 +77,9 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   first the harness's tests, the audit's self-test and
                   the LKMM side of lkmm (below); after each audit of arm64
                   and riscv64, the herd7 check of its code
-  check [N]       every patch as a maintainer applies it: those whose line
-                  in results/check.tsv is missing, failed or of another
-                  patch id (git patch-id), and their topics' boots (N: every
+  check [N]       every patch as a maintainer applies it: those whose id
+                  (git patch-id) has no passed line in results/check.tsv,
+                  whatever its number, and their topics' boots (N: every
                   patch from the Nth on); checkpatch --strict of every
                   patch, then a W=1 build of the
                   configurations whose sources the patch touches (an
@@ -648,9 +648,10 @@ patch_id() { tree_git show "$1" | git patch-id --stable | cut -c1-12; }
 boot_id() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
 
 # N TSV: TSV is this check's lines up to patch N, then the earlier check's
-# after it (CHECK/check.tsv.old).
+# after it (CHECK/check.tsv.old) up to the series' last patch (\$last).
 check_tsv_keep() {
-	{ cat "$CHECK_TSV"; awk -F'\t' -v n="$1" '$1 > n' "$CHECK/check.tsv.old"; } > "$2.new"
+	{ cat "$CHECK_TSV"; awk -F'\t' -v n="$1" -v last="$last" '$1 > n && $1 <= last' \
+		"$CHECK/check.tsv.old"; } > "$2.new"
 	mv "$2.new" "$2"
 }
 
@@ -658,8 +659,8 @@ check_tsv_keep() {
 # would fail the pipeline under pipefail).
 topic_end() { [[ $'\n'"$(topics)"$'\n' == *" $1"$'\n'* ]]; }
 
-# make check: every patch as a maintainer applies it, those whose line in
-# results/check.tsv is missing, failed or of another id (N: from the Nth on).
+# make check: every patch as a maintainer applies it, those whose id has no
+# line in results/check.tsv that passed (N: from the Nth on).
 # Per patch: checkpatch --strict; a W=1 build of the configurations whose
 # sources it touches (patch_configs), incremental in one directory per
 # configuration under $WORK/check; no new W=1 or sparse warning in the files
@@ -718,7 +719,10 @@ cmd_check() {
 		if ! checkpatch_one "$c"; then
 			res="checkpatch" bad=1
 		fi
-		row=$(awk -F'\t' -v n=$n -v id="$id" '$1 == n && $4 == "ok" && $5 == id' "$old")
+		# By id wherever it stood: a patch inserted before it renumbers
+		# a patch, not changes it.
+		row=$(awk -F'\t' -v n=$n -v id="$id" 'BEGIN { OFS = FS }
+			$4 == "ok" && $5 == id { $1 = n; print; exit }' "$old")
 		if [ -n "$row" ] && [ -z "${1:-}" ] && [ $res = ok ]; then
 			say "[$n/$last] $(tree_git log -1 --format='%h %s' "$c"): checkpatch-clean; built as $id before, unchanged"
 			echo "$row" >> "$CHECK_TSV"

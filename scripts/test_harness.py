@@ -495,8 +495,8 @@ class Configurations(unittest.TestCase):
         self.assertEqual((row["stress_operations"], row["litmus_runs"]), ({}, 0))
 
     def test_check_changed_only(self):
-        """make check without FROM rebuilds only the patches whose line in
-        results/check.tsv is missing or has another id (git patch-id), and
+        """make check without FROM rebuilds only the patches whose id (git
+        patch-id) has no line in results/check.tsv, whatever its number, and
         checkpatches every one (a three-patch tree; checkpatch, builds and
         boots stubbed out)."""
         with tempfile.TemporaryDirectory() as d:
@@ -513,9 +513,11 @@ class Configurations(unittest.TestCase):
             ids = [subprocess.run(f"git -C {tree} show HEAD~{2 - i} | git patch-id --stable",
                                   shell=True, capture_output=True, text=True).stdout[:12]
                    for i in range(3)]
+            # Patch 2 is new (inserted): patch 3's line is the old 2, and
+            # the old 4 is of no patch now.
             Path(results, "check.tsv").write_text(
-                f"1\t10\ts390x\tok\t{ids[0]}\n2\t10\ts390x\tok\t000000000000\n"
-                f"3\t10\ts390x\tok\t{ids[2]}\n")
+                f"1\t10\ts390x\tok\t{ids[0]}\n2\t10\ts390x\tok\t{ids[2]}\n"
+                f"4\t10\ts390x\tok\t000000000000\n")
             Path(tree, "scripts").mkdir()
             Path(tree, "scripts/checkpatch.pl").write_text("#!/bin/sh\ncat > /dev/null\n")
             Path(tree, "scripts/checkpatch.pl").chmod(0o755)
