@@ -647,11 +647,13 @@ checkpatch_one() {
 patch_id() { tree_git show "$1" | git patch-id --stable | cut -c1-12; }
 boot_id() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
 
-# N TSV: TSV is this check's lines up to patch N, then the earlier check's
-# after it (CHECK/check.tsv.old) up to the series' last patch (\$last).
+# N TSV: TSV is this check's lines up to patch N, then, before the series'
+# last patch (\$last), the earlier check's (CHECK/check.tsv.old) whose id
+# none of these has: the patches still to come, wherever they stood.
 check_tsv_keep() {
-	{ cat "$CHECK_TSV"; awk -F'\t' -v n="$1" -v last="$last" '$1 > n && $1 <= last' \
-		"$CHECK/check.tsv.old"; } > "$2.new"
+	{ cat "$CHECK_TSV"; [ "$1" -ge "$last" ] ||
+		awk -F'\t' 'FILENAME == ARGV[1] { seen[$5] = 1; next } !($5 in seen)' \
+			"$CHECK_TSV" "$CHECK/check.tsv.old"; } > "$2.new"
 	mv "$2.new" "$2"
 }
 
@@ -798,7 +800,8 @@ check_topic_boot() {
 		return 0
 	fi
 	say "[$n] end of a topic: the suites of patches $tests_first-on on top, booted"
-	tree_git checkout -q --detach
+	# At patch N: a check that kept patch N's line did not check it out.
+	tree_git checkout -q --detach "$(tree_git rev-list --reverse pristine.."$tip" | sed -n "${n}p")"
 	if ! tree_git cherry-pick "$(tree_git rev-list --reverse pristine.."$tip" |
 	     sed -n "${tests_first}p")^..$tip" > "$CHECK/pick.log" 2>&1; then
 		tree_git cherry-pick --abort >/dev/null 2>&1 || true

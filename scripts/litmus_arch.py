@@ -5,7 +5,7 @@ compiled by the kernel's compiler with its flags, translated into herd7's
 syntax for the architecture and run under the vendor's model; the compiled
 test must allow no outcome the LKMM forbids.
 
-usage: litmus_arch.py --arches      (those make lkmm runs; x86_64 by hand)
+usage: litmus_arch.py --arches      (those with a translator)
        litmus_arch.py summary [--series ID] RESULT.json... > results/litmus-arch.md
        litmus_arch.py c LITMUSDIR OUT.c
        litmus_arch.py check [--cache FILE] [--kconfig FILE] [--tests DIR]
@@ -227,7 +227,9 @@ def thread(insns, one, jump, ends, nop):
     for block, fall in laid:
         if block[0].addr in labels:
             out.append(f"{labels[block[0].addr]}:")
-        out += [x for x in (one(i, labels) for i in block) if x]
+        for i in block:
+            x = one(i, labels)
+            out += x if isinstance(x, list) else [x] if x else []
         if fall is not None:
             out.append(jump.format(labels[fall]))
     while out and out[-1] == ret:
@@ -475,47 +477,245 @@ def ppc_acquire(out):
     return res
 
 
-# x86_64: herd7's X86_64 reads AT&T syntax, as objdump writes it, but
-# few instructions: no xadd, sub, test, setcc, movz or lea.
-X86_KNOWN = re.compile(r"(lock )?(add|xor|or|and|inc|dec|cmpxchg|xchg)[bwlq]?|"
-                       r"mov[bwlq]?|cmp[bwlq]?|"
-                       r"j(mp|e|ne|le|l|g|ge|s|ns)|mfence|lfence|sfence")
+# x86_64: herd7's X86_64 reads AT&T syntax, as objdump writes it, with
+# few instructions (no xadd, sub, test, setcc, movz, lea; no locked and or
+# or) and flags of its own: a flag-setting instruction compares its result
+# with 0 (cmp: its destination with its source), ZF is "equal" and SF is
+# "greater" (herd/X86_64Sem.ml). What herd7 lacks is written with what it
+# has; the registers it takes for that, which the compiled threads do not
+# use, are SCRATCH. A locked read-modify-write herd7 does not have is a
+# plain read, then a locked cmpxchg of the new value that loops back on
+# failure: herd7 cuts every loop (-unroll 0), so what remains is the
+# cmpxchg that succeeds, reading what the plain read read, a locked
+# read-modify-write as the original is (x86tso-mixed.cat: X events).
 X86_ARGS = ["rdi", "rsi", "rdx", "rcx", "r8", "r9"]
+X86_SCRATCH = ("r13", "r14", "r15")
+X86_REGS = {"a": "rax", "b": "rbx", "c": "rcx", "d": "rdx", "si": "rsi", "di": "rdi",
+            "bp": "rbp", "sp": "rsp"}
+X86_SUFFIX = {8: "b", 16: "w", 32: "l", 64: "q"}
+# Jump to {t} if the condition holds, by herd7's flags. l and s: neither
+# equal nor greater (no overflow: the tests' values are small).
+X86_JUMP_IF = {"e": ["je {t}"], "ne": ["jne {t}"], "g": ["jgt {t}"], "le": ["jle {t}"],
+               "ge": ["jge {t}"], "ns": ["jge {t}"], "l": ["jge {n}", "jmp {t}", "{n}:"],
+               "s": ["jge {n}", "jmp {t}", "{n}:"]}
+X86_FLAGS_READ = re.compile(r"j(?!mp)\w+|set\w+|cmov\w+|adc\w*|sbb\w*")
+X86_FLAGS_WRITE = re.compile(r"(lock )?(add|sub|and|or|xor|cmp|test|inc|dec|neg|xadd|"
+                             r"cmpxchg|shl|shr|sar)[bwlq]?")
 
 
-def x86_insn(i, labels):
-    """One instruction in herd7's X86_64 syntax, None to drop it."""
+def x86_reg(r):
+    """%eax -> (rax, 32): a register's 64-bit name and its width."""
+    r = r.lstrip("%")
+    m = re.fullmatch(r"(r\d+)([bwd]?)", r)
+    if m:
+        return m.group(1), {"b": 8, "w": 16, "d": 32, "": 64}[m.group(2)]
+    m = re.fullmatch(r"([re]?)(a|b|c|d)([xlh])|([re]?)(si|di|bp|sp)(l?)", r)
+    if not m:
+        raise Unknown(f"register %{r}")
+    if m.group(2):
+        if m.group(3) == "h":
+            raise Unknown(f"register %{r}")
+        return X86_REGS[m.group(2)], 8 if m.group(3) == "l" else {"r": 64, "e": 32, "": 16}[m.group(1)]
+    return X86_REGS[m.group(5)], 8 if m.group(6) else {"r": 64, "e": 32, "": 16}[m.group(4)]
+
+
+def x86_part(r64, bits):
+    """A register's name at a width: (rax, 32) -> %eax, (r14, 8) -> %r14b."""
+    if re.fullmatch(r"r\d+", r64):
+        return f"%{r64}{ {64: '', 32: 'd', 16: 'w', 8: 'b'}[bits]}"
+    base = next(k for k, v in X86_REGS.items() if v == r64)
+    if bits == 8:
+        return f"%{base}l"
+    return f"%{ {64: 'r', 32: 'e', 16: ''}[bits]}{base}{'x' if len(base) == 1 else ''}"
+
+
+def x86_imm(a, bits):
+    """objdump's immediate as the signed value of its width: herd7 compares
+    values as signed 64-bit numbers."""
+    return f"${signed(int(a[1:], 0) & ((1 << bits) - 1), bits)}"
+
+
+def x86_flags(r64, bits):
+    """herd7's flags of a BITS-wide value in R64, as a test of it sets them:
+    a narrower value shifted to the top, so that its sign is the sign."""
+    if bits == 64:
+        return [f"cmpq $0,%{r64}"]
+    return [f"movq %{r64},%r15", f"shl ${64 - bits},%r15"]
+
+
+def x86_flags_live(insns, k):
+    """Whether a flag the K-th instruction's successors read may be one it
+    leaves (its fall-through and jumps followed to a write or a read)."""
+    at = {i.addr: n for n, i in enumerate(insns)}
+    seen, todo = set(), [k + 1]
+    while todo:
+        n = todo.pop()
+        if n in seen or n >= len(insns):
+            continue
+        seen.add(n)
+        m = insns[n].mnem
+        if X86_FLAGS_READ.fullmatch(m):
+            return True
+        if X86_FLAGS_WRITE.fullmatch(m) or m in ("ret", "retq") or insns[n].extern:
+            continue
+        todo.append(at[insns[n].target] if m == "jmp" and insns[n].target is not None else n + 1)
+    return False
+
+
+def x86_rmw_loop(i, label, bits, compute):
+    """A locked read-modify-write herd7 lacks (I, BITS wide) as the cmpxchg
+    loop whose COMPUTE instructions make the new value in %r14 from the
+    old in %rax; %rax kept in %r13."""
+    mem = i.args[-1]
+    if re.search(r"%(r13|r14|r15|[re]?ax)\b", mem):
+        raise Unknown(f"an address in a register the translation needs ({i.text})")
+    sfx = X86_SUFFIX[bits]
+    return ["movq %rax,%r13", f"{label}:", f"mov{sfx} {mem},{x86_part('rax', bits)}",
+            "movq %rax,%r14", *compute, f"lock cmpxchg{sfx} {mem},{x86_part('r14', bits)}",
+            f"jne {label}"]
+
+
+def x86_insn(i, labels, label, live):
+    """One instruction in herd7's X86_64 syntax: a list, or None to drop
+    it. LABEL: a label of this instruction's own; LIVE: whether a later
+    instruction reads the flags it leaves."""
     m = i.mnem
-    if m in ("endbr64", "int3", "data16") or m.startswith("nop") or m == "cs":
+    if m in ("endbr64", "int3", "data16") or m.startswith("nop") or m == "cs" or \
+            (m == "xchg" and i.args[0] == i.args[1]):
         return None
     if m in ("ret", "retq") or (m == "jmp" and i.extern and "return_thunk" in i.extern):
-        return "jmp Lret"
+        return ["jmp Lret"]
     if i.extern:
         raise Unknown(f"a call or jump out of the thread ({i.text})")
     # smp_mb(): a locked add of 0 to the stack, a full barrier as MFENCE is.
     if m.startswith("lock ") and i.args[-1].endswith("(%rsp)"):
-        return "mfence"
+        return ["mfence"]
     if any(a.endswith("(%rsp)") for a in i.args):
         raise Unknown(f"a stack access ({i.text})")
-    # lock sub of a constant: herd7 has no sub, an add of its negation is
-    # the same locked read-modify-write.
-    mm = re.fullmatch(r"(lock )?sub([bwlq]?)", m)
-    if mm and re.fullmatch(r"\$-?0x[0-9a-f]+|\$-?\d+", i.args[0]):
-        m = f"{mm.group(1) or ''}add{mm.group(2)}"
-        args = [f"${-int(i.args[0][1:], 0)}"] + i.args[1:]
-    else:
-        args = list(i.args)
-    if not X86_KNOWN.fullmatch(m):
-        raise Unknown(f"{m}, which the translator does not know ({i.text})")
+    if any(re.search(r"%(r13|r14|r15)\b", a) for a in i.args):
+        raise Unknown(f"a register the translation needs ({i.text})")
     if i.target is not None:
-        args[-1] = labels[i.target]
-    args = [f"${signed(int(a[1:], 0), 64)}" if re.fullmatch(r"\$-?(0x[0-9a-f]+|\d+)", a) else a
-            for a in args]
-    return f"{m} {','.join(args)}".strip()
+        cc = m[1:]
+        if m == "jmp":
+            return [f"jmp {labels[i.target]}"]
+        if cc not in X86_JUMP_IF:
+            raise Unknown(f"{m}, a condition herd7's flags cannot tell ({i.text})")
+        return [x.format(t=labels[i.target], n=label) for x in X86_JUMP_IF[cc]]
+    args = list(i.args)
+    regs = [x86_reg(a) for a in args if a.startswith("%")]
+    mm = re.fullmatch(r"(lock )?(xadd|cmpxchg|xchg|add|sub|and|or|xor|inc|dec|mov|cmp|test)"
+                      r"([bwlq]?)", m) or re.fullmatch(r"()(\w+)()", m)
+    lock, op, sfx = mm.group(1) or "", mm.group(2), mm.group(3)
+    bits = {"b": 8, "w": 16, "l": 32, "q": 64}.get(sfx) or (regs[-1][1] if regs else 64)
+    args = [x86_imm(a, bits) if a.startswith("$") else a for a in args]
+    if op == "xadd" and lock:
+        reg, sfx = x86_reg(args[0])[0], X86_SUFFIX[bits]
+        add = f"add{sfx} {x86_part('r15', bits)},{x86_part('r14', bits)}"
+        return [f"movq %{reg},%r15", *x86_rmw_loop(i, label, bits, [add]),
+                "movq %rax,%r15", "movq %r13,%rax",
+                f"mov{sfx} {x86_part('r15', bits)},{args[0]}",
+                *(x86_flags("r14", bits) if live else [])]
+    if op in ("and", "or") and lock:
+        src = args[0] if args[0].startswith("$") else f"%{x86_reg(args[0])[0]}"
+        compute = f"and {src},%r14" if op == "and" else \
+            f"or{X86_SUFFIX[bits]} {src if src.startswith('$') else x86_part(src[1:], bits)}," \
+            f"{x86_part('r14', bits)}"
+        return [*x86_rmw_loop(i, label, bits, [compute]), "movq %r13,%rax",
+                *(x86_flags("r14", bits) if live else [])]
+    if op == "sub" and args[0].startswith("$"):     # herd7 has no sub
+        op, args[0] = "add", f"${-int(args[0][1:])}"
+    if op in ("add", "xor", "inc", "dec", "cmpxchg") and lock:
+        if op == "cmpxchg":
+            bits = x86_reg(args[0])[1]
+            return [f"lock cmpxchg{X86_SUFFIX[bits]} {args[1]},{args[0]}"]
+        return [f"lock {op}{X86_SUFFIX[bits]} {','.join(args)}"]
+    if lock:
+        raise Unknown(f"{m}, which the translator does not know ({i.text})")
+    if op == "cmpxchg":
+        raise Unknown(f"an unlocked cmpxchg ({i.text})")
+    if op == "xchg":            # a locked exchange when one side is memory
+        return [f"xchg{X86_SUFFIX[bits]} {','.join(args)}"]
+    if op == "xor" and len(regs) == 2 and args[0] == args[1] and bits >= 32:
+        # Zeroing: herd7 cannot xor a register that holds an address.
+        return [f"movq $0,%{regs[0][0]}"] + ([f"cmpq $0,%{regs[0][0]}"] if live else [])
+    if op in ("mov", "add", "xor", "or", "cmp"):
+        return [f"{op}{X86_SUFFIX[bits]} {','.join(args)}"]
+    if op == "and" and not sfx and len(regs) == len(args) - args[0].startswith("$"):
+        return [f"and {','.join(args)}"]
+    if op == "test" and len(args) == 2 and args[0] == args[1] and regs:
+        return x86_flags(*regs[0])
+    if m.startswith("set") and m[3:] in X86_JUMP_IF and len(regs) == 1:
+        # The whole register: herd7 cannot write a byte of one that holds
+        # an address; x86_thread() checks that the rest is zero or unread.
+        r = x86_part(regs[0][0], 32)
+        return [f"movl $1,{r}", *[x.format(t=label, n=label + "n")
+                                  for x in X86_JUMP_IF[m[3:]]], f"movl $0,{r}", f"{label}:"]
+    mz = re.fullmatch(r"movz([bw])([lq])", m)
+    if mz:
+        w = {"b": 8, "w": 16}[mz.group(1)]
+        return ["movq $0,%r14", f"mov{mz.group(1)} {args[0]},{x86_part('r14', w)}",
+                f"mov{mz.group(2)} {x86_part('r14', regs[-1][1])},{args[1]}"]
+    ml = re.fullmatch(r"(-?0x[0-9a-f]+|-?\d+)?\((%\w+)\)", args[0])
+    if m == "lea" and ml and not live:
+        dst, w = regs[-1]
+        out = [f"mov{X86_SUFFIX[w]} {x86_part(x86_reg(ml.group(2))[0], w)},{args[1]}"]
+        off = int(ml.group(1) or "0", 0)
+        return out + ([f"add{X86_SUFFIX[w]} ${off},{args[1]}"] if off else [])
+    if m == "lea":
+        raise Unknown(f"a lea herd7 cannot compute without flags ({i.text})")
+    raise Unknown(f"{m}, which the translator does not know ({i.text})")
+
+
+def x86_byte_only(insns, k):
+    """Whether what the K-th instruction (a setcc) leaves in its register
+    is read only as that byte, zero-extended (movzb), before it is written
+    again, on every path."""
+    reg = x86_reg(insns[k].args[0])[0]
+    at = {i.addr: n for n, i in enumerate(insns)}
+    seen, todo = set(), [k + 1]
+    while todo:
+        n = todo.pop()
+        if n in seen or n >= len(insns):
+            continue
+        seen.add(n)
+        i = insns[n]
+        used = [a for a in i.args if a.startswith("%") and x86_reg(a)[0] == reg or
+                re.search(rf"\(%{reg}\b", a)]
+        if used:
+            if not (i.mnem.startswith("movzb") and i.args[0] == insns[k].args[0]):
+                return False
+            continue
+        if i.mnem in ("ret", "retq") or i.extern:
+            continue
+        if i.target is not None:
+            todo.append(at[i.target])
+        if i.mnem != "jmp":
+            todo.append(n + 1)
+    return True
+
+
+def x86_zeroed(insns, k):
+    """Whether the K-th instruction's register was zeroed (xor with
+    itself) on the one path that leads to it."""
+    reg = x86_reg(insns[k].args[0])[0]
+    targets = {i.target for i in insns if i.target is not None}
+    for n in range(k - 1, -1, -1):
+        if insns[n + 1].addr in targets:
+            return False
+        i = insns[n]
+        if any(a.startswith("%") and x86_reg(a)[0] == reg for a in i.args):
+            return i.mnem == "xor" and i.args[0] == i.args[1]
+    return False
 
 
 def x86_thread(insns):
-    return thread(insns, x86_insn, "jmp {}", {"jmp", "ret", "retq"}, "nop")
+    for k, i in enumerate(insns):
+        if i.mnem.startswith("set") and not (x86_zeroed(insns, k) or x86_byte_only(insns, k)):
+            raise Unknown(f"a {i.mnem} whose register is read beyond its byte ({i.text})")
+    live = {n for n in range(len(insns)) if x86_flags_live(insns, n)}
+    at = {i.addr: n for n, i in enumerate(insns)}
+    return thread(insns, lambda i, labels: x86_insn(i, labels, f"Lx{i.addr:x}", at[i.addr] in live),
+                  "jmp {}", {"jmp", "ret", "retq"}, "nop")
 
 
 # The self-test's weakening of P0: every barrier and ordering taken out.
@@ -533,10 +733,8 @@ ARCHES = {
               "reg": lambda r: r.upper(), "thread": a64_thread, "weaken": A64_WEAKEN},
     "riscv64": {"herd": "RISCV", "model": "riscv.cat", "args": RV_ARGS,
                 "reg": lambda r: r, "thread": rv_thread, "weaken": RV_WEAKEN},
-    # By hand, not yet in make lkmm: herd7 7.57's X86_64 has no xadd,
-    # setcc, test, movz, lea, nor a locked or or and.
     "x86_64": {"herd": "X86_64", "model": "x86tso-mixed.cat", "args": X86_ARGS,
-               "reg": lambda r: r, "thread": x86_thread, "weaken": X86_WEAKEN, "partial": True},
+               "reg": lambda r: r, "thread": x86_thread, "weaken": X86_WEAKEN},
     "ppc64le": {"herd": "PPC", "model": "ppc.cat", "args": PPC_ARGS,
                 "reg": lambda r: r, "thread": ppc_thread, "weaken": PPC_WEAKEN},
 }

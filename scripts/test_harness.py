@@ -524,7 +524,8 @@ class Configurations(unittest.TestCase):
             stub = (f'source "$0" > /dev/null; TREE={tree}; WORK={d}; RESULTS={results}; '
                     'cmd_deps() { :; }; cmd_tree() { :; }; patch_configs() { cat > /dev/null; }; '
                     'compile_suites() { :; }; atomics_listed() { :; }; '
-                    'check_boot() { echo "Testing complete" > "$CHECK/$1.boot.log"; }; '
+                    'check_boot() { echo "Testing complete" > "$CHECK/$1.boot.log"; '
+                    'git -C "$TREE" log --format=%s -2 | paste -sd, >> "$CHECK/booted"; }; '
                     'topics() { printf "1 2\n3 3\n"; }; cmd_check')
             r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
                                text=True, timeout=60)
@@ -548,6 +549,16 @@ class Configurations(unittest.TestCase):
             self.assertEqual([x.split("\t")[0] for x in
                               Path(results, "check.tsv").read_text().splitlines()],
                              ["1", "2", "3"])
+            # Patch 1 changed, patch 2 did not: the topic boots at patch 2,
+            # though the check last checked out patch 1.
+            Path(results, "check.tsv").write_text(
+                "".join("\t".join(x[:2] + ["s390x", "ok", "0" * 12 if x[0] == "1" else x[4]])
+                        + "\n" for x in rows if x[3] == "ok"))
+            again = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                                   text=True, timeout=60)
+            self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+            self.assertEqual(Path(d, "check/booted").read_text().splitlines()[-1],
+                             "patch 3,patch 2")
         unchanged = [x for x in r.stdout.splitlines() if "unchanged" in x]
         self.assertEqual([x.split()[1] for x in unchanged], ["[1/3]", "[3/3]"])
         # The topic of patches 1-2 changed: its end booted again, with an id.
@@ -784,13 +795,54 @@ class LitmusArch(unittest.TestCase):
         self.assertIn("| fence rw,rw ;", rv)
 
     def test_x86(self):
-        one = lambda m, o: litmus_arch.x86_insn(insns((0, m, o, None))[0], {})  # noqa: E731
-        self.assertEqual(one("lock addl", "$0x0,-0x4(%rsp)"), "mfence")    # smp_mb()
-        self.assertEqual(one("lock subl", "$0x1,(%rdx)"), "lock addl $-1,(%rdx)")
-        self.assertEqual(one("movl", "$0x1,(%rdi)"), "movl $1,(%rdi)")
+        one = lambda m, o, live=False: litmus_arch.x86_insn(  # noqa: E731
+            insns((0, m, o, None))[0], {}, "Lx0", live)
+        self.assertEqual(one("lock addl", "$0x0,-0x4(%rsp)"), ["mfence"])    # smp_mb()
+        self.assertEqual(one("lock subl", "$0x1,(%rdx)"), ["lock addl $-1,(%rdx)"])
+        self.assertEqual(one("add", "$0xffffffff,%eax"), ["addl $-1,%eax"])
+        self.assertEqual(one("movl", "$0x1,(%rdi)"), ["movl $1,(%rdi)"])
+        self.assertEqual(one("lock cmpxchg", "%r9d,(%rdx)"), ["lock cmpxchgl (%rdx),%r9d"])
+        self.assertEqual(one("xchg", "%al,(%rsi)"), ["xchgb %al,(%rsi)"])
+        self.assertEqual(one("test", "%eax,%eax"), ["movq %rax,%r15", "shl $32,%r15"])
+        self.assertEqual(one("movzwl", "(%rsi),%eax"),
+                         ["movq $0,%r14", "movw (%rsi),%r14w", "movl %r14d,%eax"])
+        self.assertEqual(one("lea", "-0x1(%rax),%edi"), ["movl %eax,%edi", "addl $-1,%edi"])
         self.assertIsNone(one("endbr64", ""))
-        with self.assertRaisesRegex(litmus_arch.Unknown, "lock xadd, which the translator"):
-            one("lock xadd", "%eax,(%rdx)")
+        # A locked and: the cmpxchg loop, and its flags where they are read.
+        loop = ["movq %rax,%r13", "Lx0:", "movq (%rdx),%rax", "movq %rax,%r14",
+                "and $-2,%r14", "lock cmpxchgq (%rdx),%r14", "jne Lx0", "movq %r13,%rax"]
+        self.assertEqual(one("lock andq", "$0xfffffffffffffffe,(%rdx)"), loop)
+        self.assertEqual(one("lock andq", "$0xfffffffffffffffe,(%rdx)", True),
+                         loop + ["cmpq $0,%r14"])
+        with self.assertRaisesRegex(litmus_arch.Unknown, "needs"):
+            one("lock xadd", "%eax,(%rax)")
+        with self.assertRaisesRegex(litmus_arch.Unknown, "without flags"):
+            one("lea", "0x1(%rax),%edi", True)
+        with self.assertRaisesRegex(litmus_arch.Unknown, "sbb, which the translator"):
+            one("sbb", "%eax,%eax")
+        # xadd: the old value in its register; js: neither equal nor greater.
+        code = insns((0, "mov", "$0x1,%eax", None), (5, "lock xadd", "%eax,(%rdi)", None),
+                     (9, "js", "11", 17), (11, "movl", "$0x1,(%rsi)", None),
+                     (17, "ret", "", None))
+        self.assertEqual(litmus_arch.x86_thread(code), [
+            "movl $1,%eax", "movq %rax,%r15", "movq %rax,%r13", "Lx5:", "movl (%rdi),%eax",
+            "movq %rax,%r14", "addl %r15d,%r14d", "lock cmpxchgl (%rdi),%r14d", "jne Lx5",
+            "movq %rax,%r15", "movq %r13,%rax", "movl %r15d,%eax", "movq %r14,%r15",
+            "shl $32,%r15", "jge Lx9", "jmp L11", "Lx9:", "movl $1,(%rsi)", "L11:"])
+        with self.assertRaisesRegex(litmus_arch.Unknown, "condition herd7's flags"):
+            litmus_arch.x86_thread(insns((0, "ja", "4", 4), (4, "ret", "", None)))
+        # A setcc writes the whole register: only where the rest is zero
+        # or unread.
+        sete = (4, "sete", "%al", None)
+        self.assertEqual(litmus_arch.x86_thread(insns(
+            (0, "xor", "%eax,%eax", None), (2, "lock incl", "(%rdi)", None), sete,
+            (7, "mov", "%eax,(%rsi)", None)))[2:6],
+            ["movl $1,%eax", "je Lx4", "movl $0,%eax", "Lx4:"])
+        self.assertTrue(litmus_arch.x86_thread(insns(
+            (2, "lock incl", "(%rdi)", None), sete, (7, "movzbl", "%al,%eax", None))))
+        with self.assertRaisesRegex(litmus_arch.Unknown, "beyond its byte"):
+            litmus_arch.x86_thread(insns((2, "lock incl", "(%rdi)", None), sete,
+                                         (7, "mov", "%eax,(%rsi)", None)))
 
     def test_riscv(self):
         one = lambda m, o: litmus_arch.rv_insn(insns((0, m, o, None))[0], {})  # noqa: E731
