@@ -631,8 +631,8 @@ def x86_insn(i, labels, label, live):
         return [f"lock {op}{X86_SUFFIX[bits]} {','.join(args)}"]
     if lock:
         raise Unknown(f"{m}, which the translator does not know ({i.text})")
-    if op == "cmpxchg":
-        raise Unknown(f"an unlocked cmpxchg ({i.text})")
+    if op == "cmpxchg":         # unlocked: neither atomic nor ordered
+        return [f"cmpxchg{X86_SUFFIX[regs[0][1]]} {args[1]},{args[0]}"]
     if op == "xchg":            # a locked exchange when one side is memory
         return [f"xchg{X86_SUFFIX[bits]} {','.join(args)}"]
     if op == "xor" and len(regs) == 2 and args[0] == args[1] and bits >= 32:
