@@ -75,8 +75,9 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   prepared (kunit.py config, make prepare), not built or
                   booted, and only audited;
                   first the harness's tests, the audit's self-test and
-                  the LKMM side of lkmm (below); after each audit of arm64
-                  and riscv64, the herd7 check of its code
+                  the LKMM side of lkmm (below); after each audit of arm64,
+                  riscv64, ppc64le and x86_64, the herd7 check of its code,
+                  held against the audit per primitive
   check [N]       every patch as a maintainer applies it: those whose id
                   (git patch-id) has no passed line in results/check.tsv,
                   whatever its number, and their topics' boots (N: every
@@ -147,18 +148,20 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   booted suite's tests, checked to be
                   scripts/litmus_kunit.py's output on them; then katomic's
                   tests compiled against each built configuration of make
-                  test-all on arm64, riscv64 and ppc64le, both
+                  test-all on arm64, riscv64, ppc64le and x86_64, both
                   implementations, under the architecture's own model
                   (scripts/litmus_arch.py): results/CONFIG.litmus.{json,log},
                   results/litmus-arch.md; fails if none is built. run does
                   all of it: the LKMM side before the first configuration,
                   the architecture side after each audit
-  mutate          the architecture side made to fail: each row of
-                  scripts/mutations.tsv weakens one barrier of arm64,
-                  riscv64 or ppc64le in the tree (asm and builtins), the
-                  litmus threads are compiled with it against that built
-                  configuration of make test-all, the file is put back, and
-                  herd7 must find a violation in the row's code:
+  mutate          the architecture side and the audit made to fail: each
+                  row of scripts/mutations.tsv weakens one barrier of
+                  arm64, riscv64 or ppc64le (asm and builtins) or x86_64
+                  (asm) in the tree, the litmus threads and the audit's
+                  probes are compiled with it against that built
+                  configuration of make test-all, the file is put back;
+                  herd7 must find a violation in the row's code and the
+                  audit must fail some of its functions:
                   results/litmus-mutations.md (needs make test-all's builds)
   args CONFIG...  the kunit.py arguments of each configuration, as run passes
                   them (and fails on a name it would refuse)
@@ -1391,8 +1394,9 @@ litmus_arch_one() {
 		die "lkmm: the litmus threads do not build against $bdir (log: $dir/build.log)"
 	say "[$c] katomic's litmus tests on its code, under $arch's own model"
 	# The translated tests stay in the work directory: results/ holds files.
+	# Held against the audit of the same build, which ran just before.
 	python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.$c.json" \
-		--kconfig "$bdir/.config" --tests "$dir/tests" \
+		--kconfig "$bdir/.config" --tests "$dir/tests" --audit "$RESULTS/$c.audit.json" \
 		"$arch" "$(cross "$arch")" "$WORK/herdtools7/bin/herd7" \
 		"$WORK/litmus" "$RESULTS/$c.litmus.json" "$dir"/litmus_{asm,builtins}.o \
 		> "$RESULTS/$c.litmus.log" 2>&1 || rc=$?
@@ -1479,9 +1483,9 @@ cmd_mutate() {
 	mkdir -p "$RESULTS"
 	python3 "$REPO/scripts/litmus.py" "$TREE" "$WORK/litmus" > /dev/null
 	printf '%s\n' "# herd7's check made to fail" "" "Series $(series_id)" "" \
-		"Each row weakens one barrier; the litmus tests the LKMM forbids, compiled with it, must show a violation in the row's code (\`make mutate\`, scripts/mutations.tsv)." "" \
-		"| configuration | code | taken away | file | violations | result | tests, for example |" \
-		"|---|---|---|---|---:|---|---|" > "$md.new"
+		"Each row weakens one barrier; the litmus tests the LKMM forbids, compiled with it, must show a violation in the row's code under the architecture's model, and the machine-code audit of the same build must fail some of the code's functions (\`make mutate\`, scripts/mutations.tsv). Judged differently: primitives whose tests ran that one checker passes and the other fails." "" \
+		"| configuration | code | taken away | file | herd7 violations | audit fails | judged differently | result | tests, for example |" \
+		"|---|---|---|---|---:|---:|---:|---|---|" > "$md.new"
 	while IFS=$'\t' read -r cfg code file from to why; do
 		[[ -z $cfg || $cfg == \#* ]] && continue
 		n=$((n + 1)) arch=${cfg%%-*} dir=$WORK/mutate/$n bdir=$(build_dir "$cfg")
@@ -1500,6 +1504,8 @@ cmd_mutate() {
 			die "mutate: row $n no longer applies to the tree (scripts/mutations.tsv)"
 		litmus_objects "$dir" "$cfg" "litmus_${code%%+*}.o" ||
 			{ cp -p "$dir/orig" "$TREE/$file"; die "mutate: row $n: the litmus threads do not build (log: $dir/build.log)"; }
+		# The audit of the same weakened code: it must fail it too.
+		audit_build "$arch" "$bdir" "$dir/mutate-$n" $(config_args "$cfg" | make_options) > /dev/null || :
 		cp -p "$dir/orig" "$TREE/$file"
 		trap - EXIT
 		say "[$cfg] $code without $why"
@@ -1507,17 +1513,31 @@ cmd_mutate() {
 			--kconfig "$bdir/.config" --tests "$dir/tests" "$arch" "$(cross "$arch")" \
 			"$WORK/herdtools7/bin/herd7" "$WORK/litmus" "$dir/out.json" "$dir/litmus_${code%%+*}.o" \
 			> "$dir/check.log" 2>&1 || :	# it fails on a violation, the point here
-		v=$(python3 - "$dir/out.json" "$code" <<-'PY'
+		# herd7's violations; the functions of the code the audit fails;
+		# the primitives the two judge differently; some tests that fail.
+		v=$(python3 - "$dir/out.json" "$code" "$dir/mutate-$n.audit.json" "$REPO/scripts" <<-'PY'
 			import json, sys
+			sys.path.insert(0, sys.argv[4])
 			r = json.load(open(sys.argv[1]))
+			impl = sys.argv[2].split("+")[0]
 			bad = sorted(t["test"] for t in r["tests"] if t["code"] == sys.argv[2] and t["violation"])
-			print(len(bad), " ".join(bad[:3]) + (" ..." if len(bad) > 3 else ""))
+			try:
+			    audit = [a for a in json.load(open(sys.argv[3]))["ordering"] if a["impl"] == impl]
+			except OSError:
+			    audit = []
+			fails = sum(a["verdict"] == "fail" for a in audit)
+			import litmus_arch
+			tests = [t for t in r["tests"] if t["code"] == sys.argv[2]]
+			split = litmus_arch.agreement(litmus_arch.crosscheck(audit, tests))["disagree"]
+			print(len(bad), fails if audit else "none", len(split),
+			      " ".join(bad[:3]) + (" ..." if len(bad) > 3 else ""))
 		PY
 		) || die "mutate: row $n: no result from litmus_arch.py (log: $dir/check.log)"
-		say "[$cfg] $code: ${v%% *} violations ${v#* }"
-		if [ "${v%% *}" -gt 0 ]; then res=caught; else res="MISSED"; bad=1; fi
-		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$cfg" "$code" "$why" "$file" \
-			"${v%% *}" "$res" "${v#* }" >> "$md.new"
+		read -r nv na nd ex <<< "$v"
+		say "[$cfg] $code: herd7 $nv violations, the audit fails $na functions, $nd primitives judged differently; $ex"
+		if [ "$nv" -gt 0 ] && [ "$na" != none ] && [ "$na" -gt 0 ]; then res=caught; else res="MISSED"; bad=1; fi
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$cfg" "$code" "$why" "$file" \
+			"$nv" "$na" "$nd" "$res" "$ex" >> "$md.new"
 	done < "$REPO/scripts/mutations.tsv"
 	mv "$md.new" "$md"
 	[ "$REPO/results" -ef "$RESULTS" ] || cp "$md" "$REPO/results/"

@@ -9,7 +9,9 @@ usage: litmus_arch.py --arches      (those with a translator)
        litmus_arch.py summary [--series ID] RESULT.json... > results/litmus-arch.md
        litmus_arch.py c LITMUSDIR OUT.c
        litmus_arch.py check [--cache FILE] [--kconfig FILE] [--tests DIR]
+                            [--audit AUDIT.json]
                             ARCH OBJDUMP_PREFIX HERD7 LITMUSDIR OUT.json OBJ...
+       litmus_arch.py crosscheck AUDIT.json OUT.json
 
 c: the threads of every LITMUSDIR/*.litmus (scripts/litmus.py's) as C
 functions, litmus_N_P0(), litmus_N_P1(), in the order of the sorted names:
@@ -30,7 +32,12 @@ violation or failure in an implementation the build offers (--kconfig
 FILE: its .config), but for what herd7 cannot express (riscv's 1 and
 2-byte ops, emulated on the word around them: herd7 has no arithmetic on
 addresses; a carry on powerpc, which herd7's PPC does not have). --cache
-FILE keeps herd7's answers by test text.
+FILE keeps herd7's answers by test text. --audit AUDIT.json (audit.py's
+of the same build): the two checkers held against each other per
+primitive, in OUT.json; any primitive one passes and the other fails
+exits 1.
+
+crosscheck: the same, of an audit and a check already made.
 """
 
 import hashlib
@@ -493,6 +500,7 @@ X86_SCRATCH = ("r13", "r14", "r15")
 X86_REGS = {"a": "rax", "b": "rbx", "c": "rcx", "d": "rdx", "si": "rsi", "di": "rdi",
             "bp": "rbp", "sp": "rsp"}
 X86_SUFFIX = {8: "b", 16: "w", 32: "l", 64: "q"}
+X86_WIDE = {"r": 64, "e": 32, "": 16}       # %rax, %eax, %ax
 # Jump to {t} if the condition holds, by herd7's flags. l and s: neither
 # equal nor greater (no overflow: the tests' values are small).
 X86_JUMP_IF = {"e": ["je {t}"], "ne": ["jne {t}"], "g": ["jgt {t}"], "le": ["jle {t}"],
@@ -515,8 +523,8 @@ def x86_reg(r):
     if m.group(2):
         if m.group(3) == "h":
             raise Unknown(f"register %{r}")
-        return X86_REGS[m.group(2)], 8 if m.group(3) == "l" else {"r": 64, "e": 32, "": 16}[m.group(1)]
-    return X86_REGS[m.group(5)], 8 if m.group(6) else {"r": 64, "e": 32, "": 16}[m.group(4)]
+        return X86_REGS[m.group(2)], 8 if m.group(3) == "l" else X86_WIDE[m.group(1)]
+    return X86_REGS[m.group(5)], 8 if m.group(6) else X86_WIDE[m.group(4)]
 
 
 def x86_part(r64, bits):
@@ -899,7 +907,8 @@ def summary(files, series=None):
     """results/litmus-arch.md: a line per configuration and code."""
     L = ["# katomic's litmus tests on the machine code, under the architectures' models", "",
          *([f"Series {series} (sha256 of patches/, 16 digits).", ""] if series else []),
-         "herd7 7.57 with the vendors' models (aarch64.cat, riscv.cat, ppc.cat) on each test's "
+         "herd7 7.57 with the vendors' models (aarch64.cat, riscv.cat, ppc.cat, "
+         "x86tso-mixed.cat) on each test's "
          "threads as the kernel's compiler built them; `make test-all`, `make lkmm`. "
          "A violation: the model "
          "allows an outcome the LKMM forbids. Run: the tests whose outcome the LKMM forbids "
@@ -916,6 +925,15 @@ def summary(files, series=None):
             L.append(f"| {Path(f).name.split('.')[0]} | {x['code']}{note} | {d['model']} | "
                      f"{x['tests']} | {x['translated']} | {x['run']} | {x['violations']} | "
                      f"{x['errors']} | {x['selftest_ok']} of {x['selftest']} | {x['time_s']} s |")
+    cross = [(Path(f).name.split(".")[0], json.loads(Path(f).read_text()).get("crosscheck"))
+             for f in files]
+    if any(c for _, c in cross):
+        L += ["", "The audit (scripts/audit.py) and herd7 held against each other per primitive "
+              "and implementation: those both pass or both fail, and those one passes and "
+              "the other fails (none may).", "",
+              "| configuration | judged alike | disagreements |", "|---|---:|---|"]
+        L += [f"| {n} | {c['agree']} | {'; '.join(c['disagree']) or 'none'} |"
+              for n, c in cross if c]
     untr = {}
     for f in files:
         for r in json.loads(Path(f).read_text())["tests"]:
@@ -946,14 +964,13 @@ def audit_key(function):
     return (m.group(1) if m else f, size, idiom)
 
 
-def crosscheck(audit_json, litmus_json):
-    """Per implementation and primitive: the audit's verdict against
-    herd7's (fail: a test of it allows what the LKMM forbids; pass: its
-    tests run, none does; neither where none ran or all were
-    untranslated)."""
-    audit = json.loads(Path(audit_json).read_text())["ordering"]
+def crosscheck(audit_rows, tests):
+    """Per implementation and primitive: the audit's verdict (AUDIT_ROWS,
+    its "ordering") against herd7's on TESTS (fail: a test of it allows
+    what the LKMM forbids; pass: its tests run, none does; neither where
+    none ran or all were untranslated). {(audit, herd7): [impl:function]}"""
     herd = {}
-    for r in json.loads(Path(litmus_json).read_text())["tests"]:
+    for r in tests:
         m = TEST_NAME.match(r["test"])
         impl = r["code"].split("+")[0]
         key = (impl, m.group(2), m.group(3) or "", m.group(5))
@@ -961,7 +978,7 @@ def crosscheck(audit_json, litmus_json):
         st.add("fail" if r["violation"] else "error" if r["error"] else
                "pass" if r["run"] else "none")
     rows = {}
-    for a in audit:
+    for a in audit_rows:
         if a["verdict"] not in ("pass", "fail"):
             continue
         k = (a["impl"], *audit_key(a["function"]))
@@ -972,13 +989,24 @@ def crosscheck(audit_json, litmus_json):
     return rows
 
 
+def agreement(rows):
+    """crosscheck()'s rows as {agree: primitives both checked alike,
+    disagree: [impl:function audit X, herd7 Y]}."""
+    return {"agree": sum(len(fs) for (av, hv), fs in rows.items() if av == hv),
+            "disagree": [f"{f} audit {av}, herd7 {hv}"
+                         for (av, hv), fs in sorted(rows.items(), key=str)
+                         if hv in ("pass", "fail") and av != hv for f in fs]}
+
+
 def main():
     args, cache_file = sys.argv[1:], None
     if args == ["--arches"]:
         print("\n".join(a for a, x in ARCHES.items() if not x.get("partial")))
         return 0
     if args[:1] == ["crosscheck"] and len(args) == 3:
-        for (av, hv), fs in sorted(crosscheck(args[1], args[2]).items(), key=str):
+        rows = crosscheck(json.loads(Path(args[1]).read_text())["ordering"],
+                          json.loads(Path(args[2]).read_text())["tests"])
+        for (av, hv), fs in sorted(rows.items(), key=str):
             print(f"audit {av}, herd7 {hv or 'nothing run'}: {len(fs)}"
                   + (f": {' '.join(fs[:12])}{' ...' if len(fs) > 12 else ''}"
                      if av != hv and hv in ("pass", "fail") else ""))
@@ -992,10 +1020,12 @@ def main():
     if args[:1] == ["c"] and len(args) == 3:
         Path(args[2]).write_text(c_source(load(args[1])))
         return 0
-    kconfig = tests_dir = None
-    while args[1:2] in (["--cache"], ["--kconfig"], ["--tests"]):
+    kconfig = tests_dir = audit_file = None
+    while args[1:2] in (["--cache"], ["--kconfig"], ["--tests"], ["--audit"]):
         if args[1] == "--cache":
             cache_file = Path(args[2])
+        elif args[1] == "--audit":
+            audit_file = Path(args[2])
         elif args[1] == "--tests":
             tests_dir = Path(args[2])
         else:
@@ -1038,8 +1068,13 @@ def main():
                           "time_s": round(time.monotonic() - t0, 1)})
             if cache_file:
                 cache_file.write_text(json.dumps(cache))
+    if audit_file and not audit_file.is_file():
+        sys.exit(f"litmus_arch: no audit {audit_file} to hold herd7's verdicts against")
+    agree = audit_file and agreement(crosscheck(
+        json.loads(audit_file.read_text())["ordering"], results))
     Path(out).write_text(json.dumps({"arch": arch, "model": ARCHES[arch]["model"], "lines": lines,
-                                     "tests": results}, indent=1) + "\n")
+                                     "crosscheck": agree or None, "tests": results},
+                                    indent=1) + "\n")
     bad = [r for r in results if r["fails"]]
     for r in bad[:20]:
         print(f"litmus_arch: {r['test']} ({r['code']}): "
@@ -1052,7 +1087,11 @@ def main():
               f"{L['selftest_ok']} of {L['selftest']} SB tests allowed once P0's barriers "
               "are taken out"
               + ("" if L["offered"] else " (not offered by this build: fails nothing)"))
-    return 1 if bad else 0
+    if agree:
+        print(f"litmus_arch: {arch}: the audit ({audit_file.name}) and herd7 agree on "
+              f"{agree['agree']} primitives, disagree on {len(agree['disagree'])}"
+              + "".join(f"\nlitmus_arch: {d}" for d in agree["disagree"]))
+    return 1 if bad or (agree and agree["disagree"]) else 0
 
 
 if __name__ == "__main__":

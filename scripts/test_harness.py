@@ -233,6 +233,12 @@ class Recorded(unittest.TestCase):
         self.herd("riscv64", selftest_ok=1)
         self.assertFails("riscv64", "the self-test of asm: 1 of 2")
 
+    def test_herd_disagree(self):
+        self.herd("riscv64")
+        self.edit_json("riscv64", "litmus.json", lambda d: d.update(crosscheck={
+            "agree": 3, "disagree": ["asm:audit_xchg_u32 audit pass, herd7 fail"]}))
+        self.assertFails("riscv64", "herd7 and the audit disagree: asm:audit_xchg_u32")
+
     def test_audit_missing(self):
         self.path("s390x", "audit.json").unlink()
         self.assertFails("s390x", "the machine-code audit did not run")
@@ -750,6 +756,21 @@ class LitmusArch(unittest.TestCase):
             self.assertIn(code, ("asm", "asm+lse", "builtins", "builtins+lse"))
             self.assertNotEqual(old, new)
             self.assertTrue(path.startswith("arch/") and why)
+
+    def test_crosscheck(self):
+        """The audit's verdict per primitive against herd7's on its tests:
+        a violation in any test of the primitive is herd7's fail."""
+        audit_rows = [{"impl": "asm", "function": f, "verdict": v} for f, v in (
+            ("audit_xchg_u32", "pass"), ("audit_atomic_add_return", "pass"),
+            ("audit_after_atomic_inc", "fail"), ("audit_atomic_read", "absent"))]
+        test = lambda n, v=False: {"test": n, "code": "asm", "violation": v,  # noqa: E731
+                                   "error": None, "run": True}
+        got = litmus_arch.agreement(litmus_arch.crosscheck(audit_rows, [
+            test("SB+xchg-u32"), test("MP-writer+xchg-u32", True),
+            test("SB+atomic_add_return"), test("SB+atomic_inc+mb__after_atomic")]))
+        self.assertEqual(got, {"agree": 1, "disagree": [
+            "asm:audit_after_atomic_inc audit fail, herd7 pass",
+            "asm:audit_xchg_u32 audit pass, herd7 fail"]})
 
     def test_layout(self):
         """Only loops branch backwards (herd7's -unroll 0 cuts every
