@@ -1394,9 +1394,11 @@ litmus_arch_one() {
 		die "lkmm: the litmus threads do not build against $bdir (log: $dir/build.log)"
 	say "[$c] katomic's litmus tests on its code, under $arch's own model"
 	# The translated tests stay in the work directory: results/ holds files.
-	# Held against the audit of the same build, which ran just before.
+	# Held against the audit of the same build, which run makes just
+	# before (make lkmm: the last run's, if any).
 	python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.$c.json" \
-		--kconfig "$bdir/.config" --tests "$dir/tests" --audit "$RESULTS/$c.audit.json" \
+		--kconfig "$bdir/.config" --tests "$dir/tests" \
+		$([ ! -f "$RESULTS/$c.audit.json" ] || echo --audit "$RESULTS/$c.audit.json") \
 		"$arch" "$(cross "$arch")" "$WORK/herdtools7/bin/herd7" \
 		"$WORK/litmus" "$RESULTS/$c.litmus.json" "$dir"/litmus_{asm,builtins}.o \
 		> "$RESULTS/$c.litmus.log" 2>&1 || rc=$?

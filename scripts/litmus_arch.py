@@ -218,6 +218,8 @@ def blocks(insns, ends):
             indeg[x] -= 1
             if not indeg[x]:
                 ready.append(x)
+    if len(out) != len(order):
+        raise Unknown("a loop with more than one entry, which herd7 cannot unroll")
     return [(bl[b], fall[b] if fall[b] is not None and fall[b] != nxt else None)
             for b, nxt in zip(out, out[1:] + [None])]
 
@@ -583,10 +585,46 @@ def x86_rmw_loop(i, label, bits, compute):
             f"jne {label}"]
 
 
+def x86_source(arg, bits, out):
+    """A source operand at BITS, a register first copied to %r15 (the
+    loop that follows reloads %rax); OUT gets the copy."""
+    if arg.startswith("$"):
+        return arg
+    out.append(f"movq %{x86_reg(arg)[0]},%r15")
+    return x86_part("r15", bits)
+
+
+def x86_cmp(src, dst, bits):
+    """cmp at BITS < 64 as a 64-bit cmp of both operands shifted to the
+    top: herd7 compares registers zero-extended and results unwrapped."""
+    out = []
+    for arg, r in ((dst, "r14"), (src, "r15")):
+        if arg.startswith("$"):
+            out.append(f"movq {arg},%{r}")
+        elif arg.startswith("%"):
+            out.append(f"movq %{x86_reg(arg)[0]},%{r}")
+        else:
+            out.append(f"mov{X86_SUFFIX[bits]} {arg},{x86_part(r, bits)}")
+        out.append(f"shl ${64 - bits},%{r}")
+    return out + ["cmpq %r15,%r14"]
+
+
 def x86_insn(i, labels, label, live):
     """One instruction in herd7's X86_64 syntax: a list, or None to drop
     it. LABEL: a label of this instruction's own; LIVE: whether a later
     instruction reads the flags it leaves."""
+    out = x86_one(i, labels, label, live)
+    # herd7 neither zero-extends nor cuts a value written to a 32-bit
+    # register: a 32-bit move of it to itself does both.
+    regs = [a for a in i.args if a.startswith("%")]
+    if out and regs and i.mnem.split()[-1].rstrip("lq") in ("mov", "add", "sub", "and", "or",
+                                                             "xor", "lea") \
+            and x86_reg(regs[-1])[1] == 32 and regs[-1] == i.args[-1]:
+        out.append(f"movl {regs[-1]},{regs[-1]}")
+    return out
+
+
+def x86_one(i, labels, label, live):
     m = i.mnem
     if m in ("endbr64", "int3", "data16") or m.startswith("nop") or m == "cs" or \
             (m == "xchg" and i.args[0] == i.args[1]):
@@ -596,7 +634,8 @@ def x86_insn(i, labels, label, live):
     if i.extern:
         raise Unknown(f"a call or jump out of the thread ({i.text})")
     # smp_mb(): a locked add of 0 to the stack, a full barrier as MFENCE is.
-    if m.startswith("lock ") and i.args[-1].endswith("(%rsp)"):
+    if re.fullmatch(r"lock (add|or)[lq]?", m) and i.args[0] == "$0x0" and \
+            i.args[-1].endswith("(%rsp)"):
         return ["mfence"]
     if any(a.endswith("(%rsp)") for a in i.args):
         raise Unknown(f"a stack access ({i.text})")
@@ -613,43 +652,54 @@ def x86_insn(i, labels, label, live):
     regs = [x86_reg(a) for a in args if a.startswith("%")]
     mm = re.fullmatch(r"(lock )?(xadd|cmpxchg|xchg|add|sub|and|or|xor|inc|dec|mov|cmp|test)"
                       r"([bwlq]?)", m) or re.fullmatch(r"()(\w+)()", m)
+    if not mm:
+        raise Unknown(f"{m}, which the translator does not know ({i.text})")
     lock, op, sfx = mm.group(1) or "", mm.group(2), mm.group(3)
     bits = {"b": 8, "w": 16, "l": 32, "q": 64}.get(sfx) or (regs[-1][1] if regs else 64)
     args = [x86_imm(a, bits) if a.startswith("$") else a for a in args]
+    if op == "sub" and args[0].startswith("$"):     # herd7 has no sub
+        op, args[0] = "add", f"${-int(args[0][1:])}"
+    sfx = X86_SUFFIX[bits]
+    flags = x86_flags("r14", bits) if live else []
     if op == "xadd" and lock:
-        reg, sfx = x86_reg(args[0])[0], X86_SUFFIX[bits]
+        reg = x86_reg(args[0])[0]
         add = f"add{sfx} {x86_part('r15', bits)},{x86_part('r14', bits)}"
         return [f"movq %{reg},%r15", *x86_rmw_loop(i, label, bits, [add]),
                 "movq %rax,%r15", "movq %r13,%rax",
-                f"mov{sfx} {x86_part('r15', bits)},{args[0]}",
-                *(x86_flags("r14", bits) if live else [])]
-    if op in ("and", "or") and lock:
-        src = args[0] if args[0].startswith("$") else f"%{x86_reg(args[0])[0]}"
-        compute = f"and {src},%r14" if op == "and" else \
-            f"or{X86_SUFFIX[bits]} {src if src.startswith('$') else x86_part(src[1:], bits)}," \
-            f"{x86_part('r14', bits)}"
-        return [*x86_rmw_loop(i, label, bits, [compute]), "movq %r13,%rax",
-                *(x86_flags("r14", bits) if live else [])]
-    if op == "sub" and args[0].startswith("$"):     # herd7 has no sub
-        op, args[0] = "add", f"${-int(args[0][1:])}"
+                f"mov{sfx} {x86_part('r15', bits)},{args[0]}", *flags]
+    # The locked ops herd7 lacks, and those whose flags it would get wrong
+    # below 64 bits: the cmpxchg loop, then the flags of the new value.
+    if lock and (op in ("and", "or") or
+                 op in ("add", "xor", "inc", "dec") and live and bits < 64):
+        pre = []
+        src = x86_source(args[0], bits, pre) if op not in ("inc", "dec") else \
+            {"inc": "$1", "dec": "$-1"}[op]
+        compute = f"and {src if src.startswith('$') else '%r15'},%r14" if op == "and" else \
+            f"{'add' if op in ('inc', 'dec') else op}{sfx} {src},{x86_part('r14', bits)}"
+        return [*pre, *x86_rmw_loop(i, label, bits, [compute]), "movq %r13,%rax", *flags]
     if op in ("add", "xor", "inc", "dec", "cmpxchg") and lock:
         if op == "cmpxchg":
-            bits = x86_reg(args[0])[1]
-            return [f"lock cmpxchg{X86_SUFFIX[bits]} {args[1]},{args[0]}"]
-        return [f"lock {op}{X86_SUFFIX[bits]} {','.join(args)}"]
+            return [f"lock cmpxchg{X86_SUFFIX[regs[0][1]]} {args[1]},{args[0]}"]
+        return [f"lock {op}{sfx} {','.join(args)}"]
     if lock:
         raise Unknown(f"{m}, which the translator does not know ({i.text})")
     if op == "cmpxchg":         # unlocked: neither atomic nor ordered
         return [f"cmpxchg{X86_SUFFIX[regs[0][1]]} {args[1]},{args[0]}"]
     if op == "xchg":            # a locked exchange when one side is memory
-        return [f"xchg{X86_SUFFIX[bits]} {','.join(args)}"]
+        return [f"xchg{sfx} {','.join(args)}"]
     if op == "xor" and len(regs) == 2 and args[0] == args[1] and bits >= 32:
         # Zeroing: herd7 cannot xor a register that holds an address.
         return [f"movq $0,%{regs[0][0]}"] + ([f"cmpq $0,%{regs[0][0]}"] if live else [])
-    if op in ("mov", "add", "xor", "or", "cmp"):
-        return [f"{op}{X86_SUFFIX[bits]} {','.join(args)}"]
-    if op == "and" and not sfx and len(regs) == len(args) - args[0].startswith("$"):
-        return [f"and {','.join(args)}"]
+    if op == "cmp":
+        return [f"cmpq {','.join(args)}"] if bits == 64 else x86_cmp(*args, bits)
+    # Flags below 64 bits from the register written, shifted to the top.
+    narrow = x86_flags(regs[-1][0], bits) if live and bits < 64 and regs and \
+        args[-1].startswith("%") and op != "mov" else []
+    if op in ("mov", "add", "xor", "or"):
+        return [f"{op}{sfx} {','.join(args)}", *narrow]
+    if op == "and" and not i.mnem[-1:] in "bwlq" and \
+            len(regs) == len(args) - args[0].startswith("$"):
+        return [f"and {','.join(args)}", *narrow]
     if op == "test" and len(args) == 2 and args[0] == args[1] and regs:
         return x86_flags(*regs[0])
     if m.startswith("set") and m[3:] in X86_JUMP_IF and len(regs) == 1:
@@ -688,7 +738,7 @@ def x86_byte_only(insns, k):
         seen.add(n)
         i = insns[n]
         used = [a for a in i.args if a.startswith("%") and x86_reg(a)[0] == reg or
-                re.search(rf"\(%{reg}\b", a)]
+                re.search(rf"\(%{reg}\b", a)] or (reg == "rax" and "cmpxchg" in i.mnem)
         if used:
             if not (i.mnem.startswith("movzb") and i.args[0] == insns[k].args[0]):
                 return False
@@ -711,13 +761,33 @@ def x86_zeroed(insns, k):
         if insns[n + 1].addr in targets:
             return False
         i = insns[n]
-        if any(a.startswith("%") and x86_reg(a)[0] == reg for a in i.args):
-            return i.mnem == "xor" and i.args[0] == i.args[1]
+        if any(a.startswith("%") and x86_reg(a)[0] == reg for a in i.args) or \
+                (reg == "rax" and "cmpxchg" in i.mnem):
+            return i.mnem == "xor" and i.args[0] == i.args[1] and x86_reg(i.args[0])[1] >= 32
     return False
+
+
+def x86_flags_from(insns, k):
+    """The instruction that set the flags the K-th reads, on the one path
+    that leads to it; None where paths join before one."""
+    targets = {i.target for i in insns if i.target is not None}
+    for n in range(k - 1, -1, -1):
+        if insns[n + 1].addr in targets:
+            return None
+        if X86_FLAGS_WRITE.fullmatch(insns[n].mnem):
+            return insns[n]
+    return None
 
 
 def x86_thread(insns):
     for k, i in enumerate(insns):
+        cc = i.mnem[3:] if i.mnem.startswith("set") else i.mnem[1:] if \
+            X86_FLAGS_READ.fullmatch(i.mnem) else None
+        if cc and cc not in ("e", "ne"):
+            w = x86_flags_from(insns, k)
+            # herd7's cmpxchg sets ZF alone.
+            if w is None or "cmpxchg" in w.mnem:
+                raise Unknown(f"a {i.mnem} on flags herd7 may not have set ({i.text})")
         if i.mnem.startswith("set") and not (x86_zeroed(insns, k) or x86_byte_only(insns, k)):
             raise Unknown(f"a {i.mnem} whose register is read beyond its byte ({i.text})")
     live = {n for n in range(len(insns)) if x86_flags_live(insns, n)}

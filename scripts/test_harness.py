@@ -819,51 +819,80 @@ class LitmusArch(unittest.TestCase):
         one = lambda m, o, live=False: litmus_arch.x86_insn(  # noqa: E731
             insns((0, m, o, None))[0], {}, "Lx0", live)
         self.assertEqual(one("lock addl", "$0x0,-0x4(%rsp)"), ["mfence"])    # smp_mb()
+        with self.assertRaisesRegex(litmus_arch.Unknown, "stack"):
+            one("lock cmpxchg", "%ecx,0x8(%rsp)")
         self.assertEqual(one("lock subl", "$0x1,(%rdx)"), ["lock addl $-1,(%rdx)"])
-        self.assertEqual(one("add", "$0xffffffff,%eax"), ["addl $-1,%eax"])
         self.assertEqual(one("movl", "$0x1,(%rdi)"), ["movl $1,(%rdi)"])
         self.assertEqual(one("lock cmpxchg", "%r9d,(%rdx)"), ["lock cmpxchgl (%rdx),%r9d"])
         self.assertEqual(one("xchg", "%al,(%rsi)"), ["xchgb %al,(%rsi)"])
-        self.assertEqual(one("test", "%eax,%eax"), ["movq %rax,%r15", "shl $32,%r15"])
         self.assertEqual(one("movzwl", "(%rsi),%eax"),
                          ["movq $0,%r14", "movw (%rsi),%r14w", "movl %r14d,%eax"])
-        self.assertEqual(one("lea", "-0x1(%rax),%edi"), ["movl %eax,%edi", "addl $-1,%edi"])
         self.assertIsNone(one("endbr64", ""))
-        # A locked and: the cmpxchg loop, and its flags where they are read.
+        # A 32-bit register written is zero-extended and cut, as herd7
+        # does not; its flags, where read, from its value at the top.
+        self.assertEqual(one("mov", "$0xffffffff,%eax"), ["movl $-1,%eax", "movl %eax,%eax"])
+        self.assertEqual(one("add", "$0xffffffff,%eax", True),
+                         ["addl $-1,%eax", "movq %rax,%r15", "shl $32,%r15", "movl %eax,%eax"])
+        self.assertEqual(one("lea", "-0x1(%rax),%edi"),
+                         ["movl %eax,%edi", "addl $-1,%edi", "movl %edi,%edi"])
+        self.assertEqual(one("test", "%eax,%eax"), ["movq %rax,%r15", "shl $32,%r15"])
+        self.assertEqual(one("cmp", "$0xffffffff,%eax"), [
+            "movq %rax,%r14", "shl $32,%r14", "movq $-1,%r15", "shl $32,%r15", "cmpq %r15,%r14"])
+        # Locked ops herd7 lacks, or whose narrow flags it gets wrong: the
+        # cmpxchg loop; a source in %rax copied before the loop reloads it.
         loop = ["movq %rax,%r13", "Lx0:", "movq (%rdx),%rax", "movq %rax,%r14",
                 "and $-2,%r14", "lock cmpxchgq (%rdx),%r14", "jne Lx0", "movq %r13,%rax"]
         self.assertEqual(one("lock andq", "$0xfffffffffffffffe,(%rdx)"), loop)
         self.assertEqual(one("lock andq", "$0xfffffffffffffffe,(%rdx)", True),
                          loop + ["cmpq $0,%r14"])
+        self.assertEqual(one("lock or", "%eax,(%rdx)")[:6],
+                         ["movq %rax,%r15", "movq %rax,%r13", "Lx0:", "movl (%rdx),%eax",
+                          "movq %rax,%r14", "orl %r15d,%r14d"])
+        self.assertEqual(one("lock incl", "(%rdx)"), ["lock incl (%rdx)"])
+        self.assertEqual(one("lock incl", "(%rdx)", True)[4:], [
+            "addl $1,%r14d", "lock cmpxchgl (%rdx),%r14d", "jne Lx0", "movq %r13,%rax",
+            "movq %r14,%r15", "shl $32,%r15"])
+        self.assertEqual(one("lock addq", "$0x1,(%rdx)", True), ["lock addq $1,(%rdx)"])
         with self.assertRaisesRegex(litmus_arch.Unknown, "needs"):
             one("lock xadd", "%eax,(%rax)")
         with self.assertRaisesRegex(litmus_arch.Unknown, "without flags"):
             one("lea", "0x1(%rax),%edi", True)
-        with self.assertRaisesRegex(litmus_arch.Unknown, "sbb, which the translator"):
-            one("sbb", "%eax,%eax")
+        for m, o in (("sbb", "%eax,%eax"), ("lock btsl", "$0x1,(%rdi)")):
+            with self.assertRaisesRegex(litmus_arch.Unknown, "which the translator"):
+                one(m, o)
         # xadd: the old value in its register; js: neither equal nor greater.
         code = insns((0, "mov", "$0x1,%eax", None), (5, "lock xadd", "%eax,(%rdi)", None),
                      (9, "js", "11", 17), (11, "movl", "$0x1,(%rsi)", None),
                      (17, "ret", "", None))
         self.assertEqual(litmus_arch.x86_thread(code), [
-            "movl $1,%eax", "movq %rax,%r15", "movq %rax,%r13", "Lx5:", "movl (%rdi),%eax",
-            "movq %rax,%r14", "addl %r15d,%r14d", "lock cmpxchgl (%rdi),%r14d", "jne Lx5",
-            "movq %rax,%r15", "movq %r13,%rax", "movl %r15d,%eax", "movq %r14,%r15",
-            "shl $32,%r15", "jge Lx9", "jmp L11", "Lx9:", "movl $1,(%rsi)", "L11:"])
+            "movl $1,%eax", "movl %eax,%eax", "movq %rax,%r15", "movq %rax,%r13", "Lx5:",
+            "movl (%rdi),%eax", "movq %rax,%r14", "addl %r15d,%r14d",
+            "lock cmpxchgl (%rdi),%r14d", "jne Lx5", "movq %rax,%r15", "movq %r13,%rax",
+            "movl %r15d,%eax", "movq %r14,%r15", "shl $32,%r15", "jge Lx9", "jmp L11", "Lx9:",
+            "movl $1,(%rsi)", "L11:"])
         with self.assertRaisesRegex(litmus_arch.Unknown, "condition herd7's flags"):
-            litmus_arch.x86_thread(insns((0, "ja", "4", 4), (4, "ret", "", None)))
+            litmus_arch.x86_thread(insns((0, "cmp", "%eax,%ecx", None), (2, "ja", "6", 6),
+                                         (6, "ret", "", None)))
+        # cmpxchg sets ZF alone in herd7: no other condition after it.
+        with self.assertRaisesRegex(litmus_arch.Unknown, "may not have set"):
+            litmus_arch.x86_thread(insns((0, "lock cmpxchg", "%ecx,(%rdi)", None),
+                                         (4, "setg", "%al", None), (7, "ret", "", None)))
         # A setcc writes the whole register: only where the rest is zero
-        # or unread.
+        # or unread, %rax counting as cmpxchg's.
         sete = (4, "sete", "%al", None)
         self.assertEqual(litmus_arch.x86_thread(insns(
             (0, "xor", "%eax,%eax", None), (2, "lock incl", "(%rdi)", None), sete,
-            (7, "mov", "%eax,(%rsi)", None)))[2:6],
-            ["movl $1,%eax", "je Lx4", "movl $0,%eax", "Lx4:"])
+            (7, "mov", "%eax,(%rsi)", None)))[-5:],
+            ["movl $1,%eax", "je Lx4", "movl $0,%eax", "Lx4:", "movl %eax,(%rsi)"])
         self.assertTrue(litmus_arch.x86_thread(insns(
             (2, "lock incl", "(%rdi)", None), sete, (7, "movzbl", "%al,%eax", None))))
-        with self.assertRaisesRegex(litmus_arch.Unknown, "beyond its byte"):
-            litmus_arch.x86_thread(insns((2, "lock incl", "(%rdi)", None), sete,
-                                         (7, "mov", "%eax,(%rsi)", None)))
+        for code in (((2, "lock incl", "(%rdi)", None), sete, (7, "mov", "%eax,(%rsi)", None)),
+                     ((0, "xor", "%eax,%eax", None), (2, "lock cmpxchg", "%ecx,(%rdi)", None),
+                      sete, (7, "mov", "%eax,(%rsi)", None)),
+                     ((0, "xor", "%al,%al", None), (2, "lock incl", "(%rdi)", None), sete,
+                      (7, "mov", "%eax,(%rsi)", None))):
+            with self.assertRaisesRegex(litmus_arch.Unknown, "beyond its byte"):
+                litmus_arch.x86_thread(insns(*code))
 
     def test_riscv(self):
         one = lambda m, o: litmus_arch.rv_insn(insns((0, m, o, None))[0], {})  # noqa: E731
