@@ -615,8 +615,14 @@ check_build() { check_kunit build "$1" "$CHECK/$1.log"; }
 
 # Boot the suites on CONFIG.
 check_boot() {
+	local pid rc=0
+	rm -f "$CHECK/$1.qemu-killed"
 	check_kunit run "$1" "$CHECK/$1.boot.log" --timeout="$BOOT_TIMEOUT" \
-		--qemu_args="-smp $(cpus "${1%%-*}")" --kernel_args=panic=-1
+		--qemu_args="-smp $(cpus "${1%%-*}")" --kernel_args=panic=-1 &
+	pid=$!
+	watch_qemu $pid "$CHECK/$1.boot.log" "$CHECK/$1" "$CHECK/$1.qemu-killed"
+	wait $pid || rc=$?
+	return $rc
 }
 
 # The cover letter's topics (the branch description, paragraphs unfolded):
@@ -884,17 +890,19 @@ cmd_configs() {
 # QEMU 7.2's s390x sometimes deadlocks on the reboot that ends a KUnit run
 # (-smp 4, multi-threaded TCG), and then ignores kunit.py's SIGTERM: kill it
 # 30 s after the tests completed, or at once when kunit.py's timeout fired.
+# PID: kunit.py's, LOG: its output, BDIR: its build directory; MARK: a
+# file that says so if QEMU was killed.
 watch_qemu() {
-	local pid=$1 out=$2 bdir=$3 done_at=
+	local pid=$1 log=$2 bdir=$3 mark=$4 done_at=
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 2
-		if [ -z "$done_at" ] && grep -q 'Testing complete' "$out.kunit.log"; then
+		if [ -z "$done_at" ] && grep -q 'Testing complete' "$log"; then
 			done_at=$SECONDS
 		fi
-		if grep -q 'timed out after' "$out.kunit.log" ||
+		if grep -q 'timed out after' "$log" ||
 		   { [ -n "$done_at" ] && [ $((SECONDS - done_at)) -gt 30 ]; }; then
 			if pkill -KILL -f "qemu-system-.* -kernel $bdir/"; then
-				echo "QEMU did not exit after the run and was killed" > "$out.qemu-killed"
+				echo "QEMU did not exit after the run and was killed" > "$mark"
 			fi
 		fi
 	done
@@ -930,7 +938,7 @@ run_one() {
 		tail -n +1 --pid=$pid -f "$out.kunit.log" 2>/dev/null |
 			grep --line-buffered -E '^(\[[0-9:]+\] )?(Building|Starting|Testing complete|Elapsed|ERROR|Command)' |
 			sed -u "s/^/katomic: [$name] /" &
-		watch_qemu $pid "$out" "$bdir"
+		watch_qemu $pid "$out.kunit.log" "$bdir" "$out.qemu-killed"
 		wait $pid || rc=$?
 		wait
 		[ -f "$bdir/test.log" ] && cp "$bdir/test.log" "$out.console.log"

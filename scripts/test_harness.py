@@ -500,6 +500,20 @@ class Configurations(unittest.TestCase):
         self.assertIn("the kernel did not boot", " ".join(row["problems"]))
         self.assertEqual((row["stress_operations"], row["litmus_runs"]), ({}, 0))
 
+    def test_watch_qemu(self):
+        """A QEMU that outlives kunit.py's timeout (s390x's deadlocked
+        reboot) is killed, and the run says so."""
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, "log").write_text("Command '...' timed out after 600 seconds\n")
+            r = subprocess.run(["bash", "-c", 'source "$0" > /dev/null; d=$D; '
+                                '(exec -a "qemu-system-fake -kernel $d/b/bzImage" sleep 60) & '
+                                'q=$!; (while kill -0 $q 2>/dev/null; do sleep 0.2; done) & '
+                                'watch_qemu $! $d/log $d/b $d/mark', str(KATOMIC)],
+                               capture_output=True, text=True, timeout=30,
+                               env=dict(os.environ, D=d))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("was killed", Path(d, "mark").read_text())
+
     def test_check_changed_only(self):
         """make check without FROM rebuilds only the patches whose id (git
         patch-id) has no line in results/check.tsv, whatever its number, and
