@@ -173,8 +173,11 @@ def herd_summary(results, name, expected):
     problems += [f"herd7: the self-test of {L['code']}: {L['selftest_ok']} of {L['selftest']} "
                  "tests with P0's barriers taken out are allowed" for L in r["lines"]
                  if L["offered"] and L["selftest_ok"] < L["selftest"]]
-    problems += [f"herd7 and the audit disagree: {d}"
-                 for d in (r.get("crosscheck") or {}).get("disagree", [])]
+    cross = r.get("crosscheck")
+    problems += [f"herd7 and the audit disagree: {d}" for d in (cross or {}).get("disagree", [])]
+    if cross is not None and not cross["agree"]:
+        problems.append("herd7 and the audit judged no primitive both: the cross-check "
+                        "matched nothing")
     return [dict(L, model=r["model"]) for L in r["lines"]], problems
 
 

@@ -238,6 +238,10 @@ class Recorded(unittest.TestCase):
         self.edit_json("riscv64", "litmus.json", lambda d: d.update(crosscheck={
             "agree": 3, "disagree": ["asm:audit_xchg_u32 audit pass, herd7 fail"]}))
         self.assertFails("riscv64", "herd7 and the audit disagree: asm:audit_xchg_u32")
+        # A cross-check that matched no primitive checked nothing.
+        self.edit_json("riscv64", "litmus.json", lambda d: d.update(crosscheck={
+            "agree": 0, "disagree": []}))
+        self.assertFails("riscv64", "judged no primitive both")
 
     def test_audit_missing(self):
         self.path("s390x", "audit.json").unlink()
