@@ -553,9 +553,10 @@ def x86_flags(r64, bits):
     return [f"movq %{r64},%r15", f"shl ${64 - bits},%r15"]
 
 
-def x86_flags_live(insns, k):
-    """Whether a flag the K-th instruction's successors read may be one it
-    leaves (its fall-through and jumps followed to a write or a read)."""
+def x86_reach(insns, k, stop):
+    """The instructions on the paths from the K-th's successor, each path
+    ending at the first for which STOP is true (still yielded), a return or
+    a jump out."""
     at = {i.addr: n for n, i in enumerate(insns)}
     seen, todo = set(), [k + 1]
     while todo:
@@ -563,13 +564,21 @@ def x86_flags_live(insns, k):
         if n in seen or n >= len(insns):
             continue
         seen.add(n)
-        m = insns[n].mnem
-        if X86_FLAGS_READ.fullmatch(m):
-            return True
-        if X86_FLAGS_WRITE.fullmatch(m) or m in ("ret", "retq") or insns[n].extern:
+        i = insns[n]
+        yield i
+        if stop(i) or i.mnem in ("ret", "retq") or i.extern:
             continue
-        todo.append(at[insns[n].target] if m == "jmp" and insns[n].target is not None else n + 1)
-    return False
+        if i.target is not None:
+            todo.append(at[i.target])
+        if i.mnem != "jmp":
+            todo.append(n + 1)
+
+
+def x86_flags_live(insns, k):
+    """Whether a flag the K-th instruction's successors read may be one it
+    leaves."""
+    return any(X86_FLAGS_READ.fullmatch(i.mnem) for i in x86_reach(
+        insns, k, lambda i: X86_FLAGS_READ.fullmatch(i.mnem) or X86_FLAGS_WRITE.fullmatch(i.mnem)))
 
 
 def x86_rmw_loop(i, label, bits, compute):
@@ -729,27 +738,12 @@ def x86_byte_only(insns, k):
     is read only as that byte, zero-extended (movzb), before it is written
     again, on every path."""
     reg = x86_reg(insns[k].args[0])[0]
-    at = {i.addr: n for n, i in enumerate(insns)}
-    seen, todo = set(), [k + 1]
-    while todo:
-        n = todo.pop()
-        if n in seen or n >= len(insns):
-            continue
-        seen.add(n)
-        i = insns[n]
-        used = [a for a in i.args if a.startswith("%") and x86_reg(a)[0] == reg or
-                re.search(rf"\(%{reg}\b", a)] or (reg == "rax" and "cmpxchg" in i.mnem)
-        if used:
-            if not (i.mnem.startswith("movzb") and i.args[0] == insns[k].args[0]):
-                return False
-            continue
-        if i.mnem in ("ret", "retq") or i.extern:
-            continue
-        if i.target is not None:
-            todo.append(at[i.target])
-        if i.mnem != "jmp":
-            todo.append(n + 1)
-    return True
+
+    def uses(i):
+        return any(a.startswith("%") and x86_reg(a)[0] == reg or re.search(rf"\(%{reg}\b", a)
+                   for a in i.args) or (reg == "rax" and "cmpxchg" in i.mnem)
+    return all(i.mnem.startswith("movzb") and i.args[0] == insns[k].args[0]
+               for i in x86_reach(insns, k, uses) if uses(i))
 
 
 def x86_zeroed(insns, k):
