@@ -1492,7 +1492,7 @@ cmd_mutate() {
 	herd_build
 	mkdir -p "$RESULTS"
 	python3 "$REPO/scripts/litmus.py" "$TREE" "$WORK/litmus" > /dev/null
-	printf '%s\n' "# herd7's check made to fail" "" "Series $(series_id)" "" \
+	printf '%s\n' "# herd7's check and the audit made to fail" "" "Series $(series_id)" "" \
 		"Each row weakens one barrier; the litmus tests the LKMM forbids, compiled with it, must show a violation in the row's code under the architecture's model, and the machine-code audit of the same build must fail some of the code's functions (\`make mutate\`, scripts/mutations.tsv). Judged differently: primitives whose tests ran that one checker passes and the other fails." "" \
 		"| configuration | code | taken away | file | herd7 violations | audit fails | judged differently | result | tests, for example |" \
 		"|---|---|---|---|---:|---:|---:|---|---|" > "$md.new"
