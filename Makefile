@@ -20,7 +20,7 @@ help:
 	@echo "make export     write the tree's commits back to patches/"
 	@echo "make reset      drop the tree's local work, re-apply patches/"
 	@echo "make check      every patch changed since results/check.tsv (FROM=N: all from patch N): checkpatch --strict, W=1 builds of what it touches, no new W=1 or sparse warning there, the suites booted at each topic's end (scripts/katomic.sh --help)"
-	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv, test-*, lkmm.*, litmus-arch.md, litmus-mutations.md)"
+	@echo "make clean      remove the work directory and results/, but for its tracked files (report*, audit.md, check.tsv, test-*, lkmm.*, litmus-arch.md, litmus-mutations.md, litmus-fixtures.md)"
 
 test:
 	$(KATOMIC) run s390x
@@ -51,4 +51,4 @@ report:
 
 clean:
 	rm -rf "$${KATOMIC_WORK:-$$HOME/.cache/katomic}"
-	find results -type f ! -name 'report*' ! -name check.tsv ! -name audit.md ! -name 'test-*' ! -name 'lkmm.*' ! -name litmus-arch.md ! -name litmus-mutations.md -delete 2>/dev/null || true
+	find results -type f ! -name 'report*' ! -name check.tsv ! -name audit.md ! -name 'test-*' ! -name 'lkmm.*' ! -name litmus-arch.md ! -name litmus-mutations.md ! -name litmus-fixtures.md -delete 2>/dev/null || true

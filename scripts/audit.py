@@ -160,13 +160,16 @@ RV_AMO = r"amo(?:add|swap|and|or|xor|max|maxu|min|minu|cas)\.[bhwdq]"
 RV_RW = r"i?o?rw"
 ARCH["riscv64"] = {
     "model": "weak",
-    # RVWMO as the kernel reads it: a FENCE ordering rw before rw and an
-    # AMO with .aqrl are full barriers. An LR/SC pair is none, whatever its
-    # suffixes (commit 5ce6c1f3535f, "riscv/atomic: Strengthen
-    # implementations with fences"): the kernel's fully ordered LR/SC op is
-    # lr; sc.rl; bnez; fence rw,rw.
+    # RVWMO: a FENCE ordering rw before rw, an AMO with .aqrl, and an SC
+    # with .aqrl (RCsc both ways; its LR, to the same address, precedes
+    # it) are full barriers. lr.aqrl; sc.rl is none: the SC's store may
+    # pass a later load. The kernel's fully ordered LR/SC op is lr; sc.rl;
+    # bnez; fence rw,rw (commit 5ce6c1f3535f, "riscv/atomic: Strengthen
+    # implementations with fences", written against the 2018 draft, where
+    # .aqrl was weaker). herd7 under riscv.cat judges the self-test's
+    # fixtures so (scripts/litmus_fixtures.py).
     "rmw": RV_AMO + r"(?:\.aq|\.rl|\.aqrl)?",
-    "full": rf"fence {RV_RW},{RV_RW}|{RV_AMO}\.aqrl",
+    "full": rf"fence {RV_RW},{RV_RW}|{RV_AMO}\.aqrl|sc\.[wd]\.aqrl",
     "fence": r"fence|fence\.tso",          # fence.i orders no data
     # FENCE.TSO orders all but a store before a load: an acquire and a
     # release fence, no full one.
@@ -1732,7 +1735,7 @@ SELFTEST_ARCH = {
               ("tbnz_ok", "full", None),
               ("const_flag_ok", "full?", None),
               ("const_flag_skips", "full?", "no full barrier after"),
-              ("dsb_st_not_full", "full", "no full barrier after"),
+              ("dmb_st_not_full", "full", "no full barrier after"),
               ("llsc_spill", "full", "LL/SC: 'str x1, [sp, #8]' at "),
               ("llsc_spill", "loops=1", None),
               ("llsc_reload_ok", "full", None),
@@ -1760,7 +1763,7 @@ SELFTEST_ARCH = {
                 ("cmpxchg_no_fence", "full?", "no full barrier after 'sc.w.rl"),
                 ("lr_aqrl_pair", "full", "no full barrier after 'sc.w.rl"),
                 ("lr_aqrl_pair", "acquire", None),
-                ("sc_aqrl", "full", "no full barrier after 'sc.w.aqrl"),
+                ("sc_aqrl", "full", None),
                 ("sc_aqrl", "release", None),
                 # sc.aqrl: the LR before it, to the same address, precedes it.
                 ("sc_aqrl", "acquire", None),

@@ -382,6 +382,7 @@ full_fence_skipped:		/* seq_cst without the kernel's trailing DMB */
 	add	w3,w2,w0
 	stlxr	w4,w3,[x1]
 	cbnz	w4,1b
+	mov	w0,w2
 	ret
 full_no_release:		/* STXR: earlier accesses may pass the store */
 1:	ldxr	w2,[x1]
@@ -389,12 +390,14 @@ full_no_release:		/* STXR: earlier accesses may pass the store */
 	stxr	w4,w3,[x1]
 	cbnz	w4,1b
 	dmb	ish
+	mov	w0,w2
 	ret
 acquire_missing:
 1:	ldxr	w2,[x1]
 	add	w3,w2,w0
 	stxr	w4,w3,[x1]
 	cbnz	w4,1b
+	mov	w0,w2
 	ret
 plain_set_release:		/* atomic_set_release() as a plain store */
 	str	w0,[x1]
@@ -448,6 +451,7 @@ lse_no_al:			/* patched at boot to LDADD, which is relaxed */
 	stlxr	w4,w3,[x1]
 	cbnz	w4,1b
 	dmb	ish
+	mov	w0,w2
 	ret
 spin_hoisted:
 	adrp	x1,w_flag
@@ -525,10 +529,12 @@ const_flag_ok:			/* clang: a constant flag picks the DMB path */
 	b.ne	2f
 	stlxr	w9,w2,[x0]
 	cbnz	w9,1b
+	mov	w0,w8
 	mov	w3,#1
 	tbnz	w3,#0,3f
 	ret
-2:	mov	w3,wzr
+2:	mov	w0,w8
+	mov	w3,wzr
 	clrex
 	cbz	w3,4f
 3:	dmb	ish
@@ -539,10 +545,12 @@ const_flag_skips:		/* the same with the flag wrong: no DMB */
 	b.ne	2f
 	stlxr	w9,w2,[x0]
 	cbnz	w9,1b
+	mov	w0,w8
 	mov	w3,wzr
 	cbnz	w3,3f
 	ret
-2:	clrex
+2:	mov	w0,w8
+	clrex
 	ret
 3:	dmb	ish
 	ret
@@ -560,13 +568,15 @@ tbnz_ok:			/* the status tested by its bit 0 */
 	stlxr	w4,w3,[x1]
 	tbnz	w4,#0,1b
 	dmb	ish
+	mov	w0,w2
 	ret
-dsb_st_not_full:		/* wmb() orders stores only */
+dmb_st_not_full:		/* smp_wmb() orders stores only */
 1:	ldxr	w2,[x1]
 	add	w3,w2,w0
 	stlxr	w4,w3,[x1]
 	cbnz	w4,1b
-	dsb	ishst
+	dmb	ishst
+	mov	w0,w2
 	ret
 llsc_spill:			/* clang: a spill between LDXR and STXR */
 1:	ldxr	w2,[x1]
@@ -730,7 +740,7 @@ lr_aqrl_pair:			/* lr.aqrl; sc.rl is no full barrier (5ce6c1f3535f) */
 	bnez	a4,1b
 	mv	a0,a2
 	ret
-sc_aqrl:			/* nor is sc.aqrl */
+sc_aqrl:			/* sc.aqrl is: its LR precedes it (RVWMO) */
 1:	lr.w	a2,(a1)
 	addw	a3,a2,a0
 	sc.w.aqrl	a4,a3,(a1)
@@ -738,8 +748,12 @@ sc_aqrl:			/* nor is sc.aqrl */
 	mv	a0,a2
 	ret
 tso_after:			/* fence.tso: an acquire fence, no full one */
-	amoadd.w.rl	a0,a0,(a1)
+1:	lr.w	a2,(a1)
+	addw	a3,a2,a0
+	sc.w.rl	a4,a3,(a1)
+	bnez	a4,1b
 	fence.tso
+	mv	a0,a2
 	ret
 fence_read_acquire:		/* smp_load_acquire(): fence r,rw after */
 	lw	a0,0(a0)
@@ -795,6 +809,7 @@ status_beqz_ok:			/* the status tested for success */
 	beqz	a4,2f
 	j	1b
 2:	fence	rw,rw
+	mv	a0,a2
 	ret
 status_bne_ok:			/* and against the zero register */
 1:	lr.d	a2,(a1)
@@ -802,6 +817,7 @@ status_bne_ok:			/* and against the zero register */
 	sc.d.rl	a4,a3,(a1)
 	bne	zero,a4,1b
 	fence	rw,rw
+	mv	a0,a2
 	ret
 llsc_spill:			/* a spill between LR and SC */
 1:	lr.w	a2,(a1)
@@ -877,7 +893,8 @@ cmp_masked_ok:			/* clang: a byte's compare computed again */
 2:	and	a4,a4,a5
 	bne	a1,a4,3f
 	fence	rw,rw
-3:	ret
+3:	mv	a0,a5
+	ret
 cmp_other_skips:		/* a compare of something else skips the fence */
 	lw	a4,0(a1)
 1:	lr.w	a3,(a0)
@@ -886,7 +903,9 @@ cmp_other_skips:		/* a compare of something else skips the fence */
 	bnez	a5,1b
 2:	bne	a3,a2,3f
 	fence	rw,rw
-3:	ret
+3:	xor	a0,a3,a4
+	seqz	a0,a0
+	ret
 spin_hoisted:
 	lw	a0,w_flag
 1:	beqz	a0,1b
@@ -1030,7 +1049,8 @@ full_fence_skipped:		/* one path around the trailing sync */
 	cmpwi	%r9,0
 	beq	2f
 	hwsync
-2:	blr
+2:	extsw	%r3,%r9
+	blr
 cas_loop_ok:			/* the kernel's xchg() */
 	hwsync
 1:	lwarx	%r9,0,%r3
@@ -1118,6 +1138,7 @@ status_beq_ok:			/* the status tested for success */
 	beq+	2f
 	b	1b
 2:	hwsync
+	extsw	%r3,%r9
 	blr
 cmpxchg_ok:			/* arch_cmpxchg(), GCC's fenced: no sync on failure */
 	hwsync

@@ -153,7 +153,11 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   (scripts/litmus_arch.py): results/CONFIG.litmus.{json,log},
                   results/litmus-arch.md; fails if none is built. run does
                   all of it: the LKMM side before the first configuration,
-                  the architecture side after each audit
+                  the architecture side after each audit; and before the
+                  first configuration, the audit's self-test fixtures of
+                  those architectures under their models, each judged as
+                  the audit's self-test expects (scripts/litmus_fixtures.py:
+                  results/litmus-fixtures.{md,json})
   mutate          the architecture side and the audit made to fail: each
                   row of scripts/mutations.tsv weakens one barrier of
                   arm64, riscv64 or ppc64le (asm and builtins) or x86_64
@@ -1146,6 +1150,7 @@ cmd_run() {
 	audit_selftest "$@"
 	herd_build
 	lkmm_side || die "herd7 under the LKMM disagrees with a test's Result:, or the suite's litmus tests are not generated from them (results/lkmm.md, $WORK/litmus/kunit.diff)"
+	fixtures_herd "$@"
 	if [ "$parallel" -eq 1 ]; then
 		for c in "$@"; do run_one "$c"; done
 	else
@@ -1418,6 +1423,20 @@ litmus_arch_one() {
 # model: an audited configuration of an architecture with a translator.
 has_litmus_arch() {
 	audited "$1" && python3 "$REPO/scripts/litmus_arch.py" --arches | grep -qx "${1%%-*}"
+}
+
+# The audit's self-test fixtures under the models of the CONFIGs'
+# architectures that have one (scripts/litmus_fixtures.py): herd7 must
+# judge each as the audit's self-test expects. results/litmus-fixtures.*.
+fixtures_herd() {
+	local c sel
+	sel=$(for c in "$@"; do ! has_litmus_arch "$c" || echo "${c%%-*}"; done | sort -u)
+	[ -n "$sel" ] || return 0
+	say "the audit's self-test fixtures under herd7: $(echo $sel)"
+	python3 "$REPO/scripts/litmus_fixtures.py" "$WORK/herdtools7/bin/herd7" \
+		"$RESULTS/litmus-fixtures.json" $sel 2>&1 | sed 's/^/katomic: /'
+	[ "${PIPESTATUS[0]}" -eq 0 ] ||
+		die "herd7 judges an audit self-test fixture otherwise than the audit's self-test (results/litmus-fixtures.md)"
 }
 
 # The LKMM side: katomic's litmus tests written to $WORK/litmus, herd7's

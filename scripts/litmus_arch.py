@@ -356,6 +356,9 @@ def ppc_insn(i, labels):
         raise Unknown(f"a call or jump out of the thread ({i.text})")
     if any(re.search(r"\(r1\)$", x) for x in a):
         raise Unknown(f"a stack access ({i.text})")
+    if any(re.fullmatch(r"cr[1-7]", x) for x in a):
+        raise Unknown(f"a condition register field other than CR0, which herd7's PPC "
+                      f"does not have ({i.text})")
     m = PPC_SAME.get(m, m)
     # Clearing the low bits of a pointer argument is the address of the
     # word around a 1 or 2-byte location; of a value, an and with a mask.
@@ -692,6 +695,13 @@ def x86_one(i, labels, label, live):
         return [f"lock {op}{sfx} {','.join(args)}"]
     if lock:
         raise Unknown(f"{m}, which the translator does not know ({i.text})")
+    if op == "xadd":            # unlocked: a plain read, then a plain write
+        if live:
+            raise Unknown(f"the flags of an unlocked xadd ({i.text})")
+        return [f"movq %{x86_reg(args[0])[0]},%r15", f"mov{sfx} {args[1]},{x86_part('r14', bits)}",
+                f"add{sfx} {x86_part('r14', bits)},{x86_part('r15', bits)}",
+                f"mov{sfx} {x86_part('r15', bits)},{args[1]}",
+                f"mov{sfx} {x86_part('r14', bits)},{args[0]}"]
     if op == "cmpxchg":         # unlocked: neither atomic nor ordered
         return [f"cmpxchg{X86_SUFFIX[regs[0][1]]} {args[1]},{args[0]}"]
     if op == "xchg":            # a locked exchange when one side is memory

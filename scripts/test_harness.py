@@ -873,6 +873,13 @@ class LitmusArch(unittest.TestCase):
         self.assertEqual(one("lock addq", "$0x1,(%rdx)", True), ["lock addq $1,(%rdx)"])
         with self.assertRaisesRegex(litmus_arch.Unknown, "needs"):
             one("lock xadd", "%eax,(%rax)")
+        # Unlocked (the audit's fixture full_no_fence): a plain read, then
+        # a plain write, the old value in the register.
+        self.assertEqual(one("xadd", "%eax,(%rdi)"), [
+            "movq %rax,%r15", "movl (%rdi),%r14d", "addl %r14d,%r15d", "movl %r15d,(%rdi)",
+            "movl %r14d,%eax"])
+        with self.assertRaisesRegex(litmus_arch.Unknown, "flags of an unlocked xadd"):
+            one("xadd", "%eax,(%rdi)", True)
         with self.assertRaisesRegex(litmus_arch.Unknown, "without flags"):
             one("lea", "0x1(%rax),%edi", True)
         for m, o in (("sbb", "%eax,%eax"), ("lock btsl", "$0x1,(%rdi)")):
@@ -937,6 +944,9 @@ class LitmusArch(unittest.TestCase):
         self.assertEqual(out[:9], ["L0:", "lwarx r9,r0,r3", "stwcx. r4,r0,r3", "bne L0",
                                    "cmpw r9,r9", "bne Lacq0", "Lacq0:", "isync", "mfcr r10"])
         self.assertEqual(out[9:12], ["li r12,2", "and r10,r10,r12", "divw r10,r10,r12"])
+        # herd7's PPC has CR0 alone (clang's compare into cr7).
+        with self.assertRaisesRegex(litmus_arch.Unknown, "other than CR0"):
+            litmus_arch.ppc_thread(insns((0, "cmpd", "cr7,r3,r3", None), (4, "blr", "", None)))
         # GCC's rS != 0 (addic's carry), and a mask of a loaded value.
         out = litmus_arch.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None),
                                            (4, "clrrdi", "r10,r9,1", None),
