@@ -108,22 +108,12 @@ def kind(arch, fn):
     return "op"
 
 
-def shape_test(arch, name, k, code, shape):
-    """The litmus test of a fixture of kind K (its translated CODE) in
-    SHAPE, and the same test asking for its witness."""
-    A, herd = ARCH[arch], la.ARCHES[arch]
+def threads(arch, k, code, shape, old):
+    """The two threads of SHAPE around CODE (a fixture of kind K that
+    finds OLD in a), its condition, and its witness's."""
+    A = ARCH[arch]
     x, y, a, res0, res1 = A["loc"]
     v0, v1 = A["val"]
-    # a's value when the op runs: in READS the one P0 stores, which
-    # the op must read (and then returns 1: the value read, the new value
-    # of dec_if_positive(), or try_cmpxchg()'s success); elsewhere its
-    # initial value. The op stores 2 (dec_if_positive(): 0).
-    old = (2 if k == "dec" else 1) if shape in READS else 1 if k == "dec" else 0
-    roles = ROLES[arch][k]
-    fix = [f"{herd['reg'](roles['P'])}=a"]
-    fix += [f"{herd['reg'](roles[r])}={v}" for r, v in (("V", 2), ("O", old), ("M", -1), ("S", 1))
-            if r in roles]
-    fix += [f"{herd['reg'](roles['OP'])}=o"] if "OP" in roles else []
 
     def imm(loc, v):
         return [s.format(v=v, l=loc) for s in A["imm"]]
@@ -139,50 +129,67 @@ def shape_test(arch, name, k, code, shape):
 
     stored = f"~a={old}"
     if shape == "SB":
-        p = [imm(x, 1) + code + [ld(y, v0), st(v0, res0)],
-             imm(y, 1) + fence("mb") + [ld(x, v1), st(v1, res1)]]
-        cond, wit = "res0=0 /\\ res1=0", stored
-    elif shape == "R":
-        p = [imm(x, 1) + code + imm(y, 1), imm(y, 2) + fence("mb") + [ld(x, v1), st(v1, res1)]]
-        cond, wit = "y=2 /\\ res1=0", stored
-    elif shape == "LB":
-        p = [[ld(x, v0)] + code + imm(y, 1) + [st(v0, res0)],
-             [ld(y, v1)] + fence("mb") + imm(x, 1) + [st(v1, res1)]]
-        cond, wit = "res0=1 /\\ res1=1", stored
-    elif shape == "R-op":
+        return ([imm(x, 1) + code + [ld(y, v0), st(v0, res0)],
+                 imm(y, 1) + fence("mb") + [ld(x, v1), st(v1, res1)]],
+                "res0=0 /\\ res1=0", stored)
+    if shape == "R":
+        return ([imm(x, 1) + code + imm(y, 1), imm(y, 2) + fence("mb") + [ld(x, v1), st(v1, res1)]],
+                "y=2 /\\ res1=0", stored)
+    if shape == "LB":
+        return ([[ld(x, v0)] + code + imm(y, 1) + [st(v0, res0)],
+                 [ld(y, v1)] + fence("mb") + imm(x, 1) + [st(v1, res1)]],
+                "res0=1 /\\ res1=1", stored)
+    if shape == "R-op":
         # The op's store before P1's in a's coherence order: a cmpxchg
         # that read P1's fails, so the op's value tells that it stored.
         done = "" if k == "void" else f" /\\ res0={1 if k == 'try' else 0}"
-        p = [imm(x, 1) + code + ([] if k == "void" else [st(A["ret"], res0)]),
-             imm(a, 5) + fence("mb") + [ld(x, v1), st(v1, res1)]]
-        cond, wit = f"a=5 /\\ res1=0{done}", f"a=5{done}"
-    elif shape == "LB-writer":
-        p = [[ld(x, v0)] + code + [st(v0, res0)],
-             [ld(a, v1)] + fence("mb") + imm(x, 1) + [st(v1, res1)]]
-        cond, wit = f"res0=1 /\\ ~res1={old}", f"~res1={old}"
-    elif shape == "SB-op":
-        p = [code + [ld(y, v0), st(v0, res0)],
-             imm(y, 1) + fence("mb") + [ld(a, v1), st(v1, res1)]]
-        cond, wit = f"res0=0 /\\ res1={old}", stored
-    elif shape == "MP-writer":
-        p = [imm(x, 1) + code,
-             [ld(a, v0)] + fence("rmb") + [ld(x, v1), st(v0, res0), st(v1, res1)]]
-        cond, wit = f"~res0={old} /\\ res1=0", f"~res0={old}"
-    elif shape == "MP-after":
-        p = [code + imm(y, 1),
-             [ld(y, v0)] + fence("rmb") + [ld(a, v1), st(v0, res0), st(v1, res1)]]
-        cond, wit = f"res0=1 /\\ res1={old}", f"res0=1 /\\ ~res1={old}"
-    elif shape == "MP-reader":
-        p = [imm(x, 1) + fence("wmb") + imm(a, old),
-             code + [st(A["ret"], res0), ld(x, v1), st(v1, res1)]]
-        cond, wit = "res0=1 /\\ res1=0", "res0=1"
-    else:
-        p = [imm(x, 2) + fence("mb") + imm(a, old), code + [st(A["ret"], res0)] + imm(x, 1)]
-        cond, wit = "res0=1 /\\ x=2", "res0=1"
+        return ([imm(x, 1) + code + ([] if k == "void" else [st(A["ret"], res0)]),
+                 imm(a, 5) + fence("mb") + [ld(x, v1), st(v1, res1)]],
+                f"a=5 /\\ res1=0{done}", f"a=5{done}")
+    if shape == "LB-writer":
+        return ([[ld(x, v0)] + code + [st(v0, res0)],
+                 [ld(a, v1)] + fence("mb") + imm(x, 1) + [st(v1, res1)]],
+                f"res0=1 /\\ ~res1={old}", f"~res1={old}")
+    if shape == "SB-op":
+        return ([code + [ld(y, v0), st(v0, res0)],
+                 imm(y, 1) + fence("mb") + [ld(a, v1), st(v1, res1)]],
+                f"res0=0 /\\ res1={old}", stored)
+    if shape == "MP-writer":
+        return ([imm(x, 1) + code,
+                 [ld(a, v0)] + fence("rmb") + [ld(x, v1), st(v0, res0), st(v1, res1)]],
+                f"~res0={old} /\\ res1=0", f"~res0={old}")
+    if shape == "MP-after":
+        return ([code + imm(y, 1),
+                 [ld(y, v0)] + fence("rmb") + [ld(a, v1), st(v0, res0), st(v1, res1)]],
+                f"res0=1 /\\ res1={old}", f"res0=1 /\\ ~res1={old}")
+    if shape == "MP-reader":
+        return ([imm(x, 1) + fence("wmb") + imm(a, old),
+                 code + [st(A["ret"], res0), ld(x, v1), st(v1, res1)]],
+                "res0=1 /\\ res1=0", "res0=1")
+    assert shape == "S"
+    return ([imm(x, 2) + fence("mb") + imm(a, old), code + [st(A["ret"], res0)] + imm(x, 1)],
+            "res0=1 /\\ x=2", "res0=1")
+
+
+def shape_test(arch, name, k, code, shape):
+    """The litmus test of a fixture of kind K (its translated CODE) in
+    SHAPE, and the same test asking for its witness."""
+    herd = la.ARCHES[arch]
+    # a's value when the op runs: in READS the one the other thread
+    # stores, which the op must read (and then returns 1: the value read,
+    # the new value of dec_if_positive(), or try_cmpxchg()'s success);
+    # elsewhere its initial value. The op stores 2 (dec_if_positive(): 0).
+    old = (2 if k == "dec" else 1) if shape in READS else 1 if k == "dec" else 0
+    p, cond, wit = threads(arch, k, code, shape, old)
+    roles = ROLES[arch][k]
+    fix = [f"{herd['reg'](roles['P'])}=a"]
+    fix += [f"{herd['reg'](roles[r])}={v}" for r, v in (("V", 2), ("O", old), ("M", -1), ("S", 1))
+            if r in roles]
+    fix += [f"{herd['reg'](roles['OP'])}=o"] if "OP" in roles else []
     init = [f"a={0 if shape in READS else old};"] + (["o=%d;" % old] if "OP" in roles else [])
     for t in range(2):
-        init += [f"{t}:{herd['reg'](r)}={n};" for r, n in zip(A["loc"], ("x", "y", "a", "res0",
-                                                                         "res1"))]
+        init += [f"{t}:{herd['reg'](r)}={n};"
+                 for r, n in zip(ARCH[arch]["loc"], ("x", "y", "a", "res0", "res1"))]
         init += [f"{t}:{s};" for s in fix] if t == (shape in READS) else []
     width = [max(len(s) for s in c) for c in p]
     lines = [f"{herd['herd']} {name}", "{", " ".join(init), "}",

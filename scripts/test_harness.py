@@ -30,6 +30,7 @@ sys.path.insert(0, str(HERE))
 import audit  # noqa: E402
 import litmus  # noqa: E402
 import litmus_arch  # noqa: E402
+import litmus_fixtures  # noqa: E402
 import litmus_kunit  # noqa: E402
 import lkmm  # noqa: E402
 import report  # noqa: E402
@@ -932,6 +933,33 @@ class LitmusArch(unittest.TestCase):
         with self.assertRaisesRegex(litmus_arch.Unknown, "stack"):
             one("sd", "a5,-40(s0)")
 
+
+    def test_fixtures(self):
+        """The audit's fixtures as litmus tests: which cases, of what kind,
+        the fixture in the thread that reads in MP-reader, its registers
+        set, and the witness asking what the condition takes for granted."""
+        cases = litmus_fixtures.cases("riscv64")
+        self.assertIn(("amo_aq", "full", "no release or full barrier before"), cases)
+        self.assertNotIn("llsc_spill", [c[0] for c in cases])      # not a barrier
+        self.assertNotIn("full_skip", [c[0] for c in cases])       # a path without the op
+        self.assertEqual([litmus_fixtures.kind("riscv64", f) for f in (
+            "fence_read_acquire", "wmb_set_release", "cmpxchg_ok", "before_late", "amo_aq")],
+            ["read", "set", "cmpxchg", "void", "op"])
+        self.assertEqual(litmus_fixtures.SHAPES["acquire"], ("MP-reader", "S"))
+        test, wit = litmus_fixtures.shape_test("riscv64", "T", "op", ["amoadd.w a0,a0,(a1)"],
+                                               "MP-reader")
+        self.assertIn("1:a1=a; 1:a0=2;", test)
+        self.assertNotIn("0:a1=a", test)
+        self.assertIn("| amoadd.w a0,a0,(a1) ;", test)
+        self.assertTrue(test.endswith("exists (res0=1 /\\ res1=0)\n"))
+        self.assertTrue(wit.startswith("RISCV T.witness\n") and wit.endswith("exists (res0=1)\n"))
+        # A cmpxchg in R-op: only a success (it returns the old value, 0)
+        # counts; a void op has no value.
+        test, _ = litmus_fixtures.shape_test("arm64", "T", "cmpxchg", ["NOP"], "R-op")
+        self.assertIn("0:X0=a; 0:X2=2; 0:X1=0;", test)
+        self.assertTrue(test.endswith("exists (a=5 /\\ res1=0 /\\ res0=0)\n"))
+        test, _ = litmus_fixtures.shape_test("arm64", "T", "void", ["NOP"], "R-op")
+        self.assertTrue(test.endswith("exists (a=5 /\\ res1=0)\n"))
 
     def test_ppc(self):
         """xchg_acquire's lwarx/stwcx./bne-/isync, and CR0's EQ bit read
