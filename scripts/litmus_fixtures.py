@@ -290,6 +290,11 @@ def main():
     out.write_text(json.dumps(rows, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown(rows))
     bad = [r for r in rows if disagree(r)]
+    # A run that judged nothing must not pass as one that agreed.
+    none = [a for a in sys.argv[3:] if not any(r["arch"] == a and r["herd7"] in ("pass", "fail")
+                                               for r in rows)]
+    for a in none:
+        print(f"litmus_fixtures: {a}: no fixture judged by herd7", file=sys.stderr)
     for r in bad:
         print(f"litmus_fixtures: {r['arch']} {r['fixture']} {r['check']}: the audit's self-test "
               f"expects {r['audit']}, herd7 {r['herd7']}: "
@@ -302,7 +307,7 @@ def main():
               f"judged as the audit's self-test expects, "
               f"{sum(r['herd7'] == 'untranslated' for r in rs)} that herd7 cannot express, "
               f"{sum(disagree(r) for r in rs)} disagreements")
-    return 1 if bad else 0
+    return 1 if bad or none else 0
 
 
 if __name__ == "__main__":
