@@ -420,7 +420,8 @@ arch_args() {
 	echo "--arch=$(karch "$1")"
 	[ -z "$(cross "$1")" ] || echo "--cross_compile=$(cross "$1")"
 	extra=$(arch_field "$1" kunit)
-	[ -z "$extra" ] || tr ';' '\n' <<< "${extra//@PLUGINS@/$WORK/plugins}"
+	extra=${extra//@PLUGINS@/$WORK/plugins}
+	[ -z "$extra" ] || tr ';' '\n' <<< "${extra//@REPO@/$REPO}"
 }
 
 # kunit.py arguments, one per line -> those its config and build take too

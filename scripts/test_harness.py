@@ -1105,7 +1105,8 @@ class ArchesTable(unittest.TestCase):
                     self.assertIn(f"--cross_compile={row['prefix']}", args)
                 if row["kunit"] != "-":
                     for a in row["kunit"].split(";"):
-                        self.assertIn(a.replace("@PLUGINS@", "/w/plugins"), args)
+                        self.assertIn(a.replace("@PLUGINS@", "/w/plugins")
+                                      .replace("@REPO@", str(HERE.parent)), args)
                 smp = any(a.endswith("/kunit/smp.kunitconfig") for a in args)
                 self.assertEqual(smp, int(row["cpus"]) > 1)
                 self.assertIn(row["target"], ("all", "arches", "compile"))

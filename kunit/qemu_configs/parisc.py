@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0
+# QEMU's hppa machine (a B160L with up to 8 CPUs), booted by its SeaBIOS
+# (Debian's hppa-firmware.img) from the ELF vmlinux.
+from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='parisc',
+			   kconfig='''
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y''',
+			   qemu_arch='hppa',
+			   kernel_path='vmlinux',
+			   kernel_command_line='console=ttyS0',
+			   extra_qemu_params=['-m', '512'])
