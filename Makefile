@@ -11,7 +11,7 @@ help:
 	@echo "make test       build, boot and test the s390x kernel in QEMU (main job)"
 	@echo "make test-all   the full matrix: $(CONFIGS) (-z10: configured and audited only, no build or boot); make -j N: N at once"
 	@echo "make test-more  what test-all's 60 minutes leave out: $(MORE)"
-	@echo "make test-arches the other architectures kunit.py boots in QEMU, on their own atomics: $(OTHERS) (results/arches/)"
+	@echo "make test-arches the other architectures QEMU boots (kunit.py's configurations and kunit/qemu_configs/), on their own atomics: $(OTHERS) (results/arches/)"
 	@echo "make report     assembly vs builtins vs stock, per architecture and compiler (GCC, clang): code, size, speed (results/report.md); ARCHES=\"s390x\" for some"
 	@echo "make lkmm       herd7 under the kernel's memory model on the tree's litmus tests and katomic's (every primitive in every ordering), each verdict against its Result: line (results/lkmm.md); then katomic's on the code of each built test-all configuration of arm64, riscv64, ppc64le and x86_64, under their own models, held against the audit (results/litmus-arch.md)"
 	@echo "make mutate     herd7's check and the audit made to fail: one barrier weakened at a time in arm64's, riscv64's and ppc64le's asm and builtins and x86_64's asm (scripts/mutations.tsv), each must fail both (results/litmus-mutations.md; after make test-all)"

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # QEMU's generic e500 board with the 32-bit e500mc, SMP. Its CCSR sits
-# above 4 GiB, hence PHYS_64BIT.
+# above 4 GiB, hence PHYS_64BIT. PPC_QEMU_E500 builds a uImage too: its
+# row installs u-boot-tools for mkimage.
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='powerpc',
