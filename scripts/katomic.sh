@@ -852,7 +852,7 @@ compile_suites() {
 		     --kunitconfig="$TREE/lib/atomic_kunit.kunitconfig" \
 		     --build_dir="$dir" > "$dir.log" 2>&1 &&
 		   make -s -C "$TREE" O="$dir" ARCH="$(karch "$arch")" CROSS_COMPILE="$cross" W=1 \
-		     -j"$(nproc)" $objs >> "$dir.log" 2>&1 &&
+		     $(arch_args "$arch" | make_options) -j"$(nproc)" $objs >> "$dir.log" 2>&1 &&
 		   ! grep 'lib/atomic_[a-z_]*\.[ch]:.*\(warning\|error\):' "$dir.log" &&
 		   ! (cd "$dir" && "${cross}nm" -u $objs) | grep -E 'bad_pointer|wrong_size|not_implemented'; then
 			say "  $arch: the suites compile"
