@@ -512,7 +512,8 @@ builtins_config() {
 # implementations where it offers both); the builtins
 # generic code, every builtins configuration (the rows of make test-all
 # when none offers them yet); lib/cmpxchg-emu.c, the rows whose
-# architecture selects it; anything else (generic headers, fs/, lib/), the
+# architecture selects it; scripts/clang-tools/, those whose architecture
+# links libgcc.a; anything else (generic headers, fs/, lib/), the
 # rows of make test-all, both ways. Documentation and MAINTAINERS build
 # nothing.
 patch_configs() {
@@ -534,6 +535,11 @@ patch_configs() {
 			for a in $(arches); do
 				! grep -q 'select ARCH_NEED_CMPXCHG_1_EMU' \
 					"$TREE/arch/$(srcarch "$a")/Kconfig" || echo "$a"
+			done ;;
+		scripts/clang-tools/*)
+			for a in $(arches); do
+				! grep -q '^libs-y.*(LIBGCC)' \
+					"$TREE/arch/$(srcarch "$a")/Makefile" || echo "$a"
 			done ;;
 		*)
 			for a in $all; do echo "$a"; builtins_config "$a"; done ;;
