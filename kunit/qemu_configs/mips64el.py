@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Malta with the MIPS64r6 I6400: QEMU gives it a Coherent Processing
-# System, which the kernel's MIPS_CPS brings up as SMP.
+# System, which the kernel's MIPS_CPS brings up as SMP. QEMU 7.2 runs the
+# vCPUs in turn on one thread (no MTTCG for mips64el).
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='mips',
