@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # QEMU's generic e500 board with the 32-bit e500mc, SMP (its vCPUs in turn
-# on one thread: no MTTCG for ppc in QEMU 7.2). Its CCSR sits
-# above 4 GiB, hence PHYS_64BIT. PPC_QEMU_E500 builds a uImage too: its
-# row installs u-boot-tools for mkimage.
+# on one thread: no MTTCG for ppc in QEMU 7.2). Its CCSR sits above 4 GiB,
+# hence PHYS_64BIT. PPC_QEMU_E500 builds a uImage too: its row installs
+# u-boot-tools for mkimage.
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='powerpc',
