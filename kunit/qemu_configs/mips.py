@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# Malta with the big-endian MIPS32r5 P5600, SMP through its Coherent
-# Processing System (MIPS_CPS).
+# Malta with the big-endian MIPS32r5 P5600, one CPU: QEMU 7.2 puts the
+# vCPUs of -smp in one core of its Coherent Processing System as virtual
+# processors, which the P5600 does not have, so the kernel brings up one.
+# The kernel is SMP (MIPS_CPS), so its atomics are the SMP ones.
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='mips',
