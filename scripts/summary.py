@@ -228,6 +228,13 @@ def summarise(results, name):
     run = json.loads((results / f"{name}.run.json").read_text())
     console = results / f"{name}.console.log"
     log = console.read_text(errors="replace") if console.exists() else ""
+    # Once the tests are done the kernel restarts the machine
+    # (kunit_shutdown=reboot): what it prints then is the platform's reset,
+    # not the atomics (sun4u's OpenBIOS cannot reboot and the kernel panics;
+    # malta's CPS cores start again before QEMU exits): a note.
+    log, _, after = log.partition("reboot: Restarting system")
+    after_bad = re.findall(r"Kernel panic - not syncing:.*", after) + \
+        [line.strip() for line in after.splitlines() if CONSOLE_FAILURES.search(line)]
     cases = []
     if (results / f"{name}.json").exists():
         cases = list(leaves(json.loads((results / f"{name}.json").read_text())))
@@ -301,6 +308,9 @@ def summarise(results, name):
     if instr is None and {"kasan", "kcsan"} & set(name.split("-")[1:]):
         problems.append("the count of sanitizer calls in the probe did not run "
                         f"(scripts/katomic.sh audit {name})")
+    if after_bad:
+        notes.append(f"{len(after_bad)} failure lines on the console after the restart "
+                     "that ended the tests began, not counted, the first: " + after_bad[0])
     if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
         notes.append("QEMU hung on the reboot after the tests completed and was killed")
     if not run.get("audit") and name.split("-")[0] not in AUDITED:

@@ -187,6 +187,18 @@ class Recorded(unittest.TestCase):
         self.append("s390x", "console.log", "WARNING: CPU: 1 PID: 42 at lib/foo.c:1 bar+0x0/0x4")
         self.assertFails("s390x", "1 console lines the torture scripts count as failure")
 
+    def test_after_restart(self):
+        # What the platform's reset prints after the tests is a note; the
+        # same line before the restart fails the run.
+        self.append("s390x", "console.log", "reboot: Restarting system")
+        self.append("s390x", "console.log", "WARNING: CPU: 1 PID: 0 at kernel/smp.c:661 x")
+        self.append("s390x", "console.log", "Kernel panic - not syncing: Reboot failed!")
+        self.assertEqual(self.problems("s390x"), [])
+        self.assertIn("2 failure lines on the console after the restart",
+                      " ".join(summary.summarise(self.dir, "s390x")["notes"]))
+        self.edit_text("s390x", "console.log", lambda t: "WARNING: CPU: 0 PID: 1 at a\n" + t)
+        self.assertFails("s390x", "1 console lines the torture scripts count as failure")
+
     def test_objtool(self):
         self.append("s390x", "kunit.log",
                     "vmlinux.o: warning: objtool: .text+0x10: unreachable instruction")
