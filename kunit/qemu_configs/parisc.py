@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # QEMU's hppa machine (a B160L with up to 8 CPUs), booted by its SeaBIOS
-# (Debian's hppa-firmware.img) from the ELF vmlinux.
+# (Debian's hppa-firmware.img) from the ELF vmlinux. Compiled only for now
+# (target compile in scripts/arches.tsv): this kernel faults in
+# ___slab_alloc() during kmem_cache_init(), before any test, also without
+# the series' atomics (the tarball with the suites alone), with PA7000 and
+# PA7100LC, on one CPU and four.
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='parisc',
