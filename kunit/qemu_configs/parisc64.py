@@ -6,6 +6,7 @@ from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='parisc',
 			   kconfig='''
+CONFIG_PA8X00=y
 CONFIG_64BIT=y
 CONFIG_SMP=y''',
 			   qemu_arch='hppa',
