@@ -3,8 +3,9 @@
 # (Debian's hppa-firmware.img) from the ELF vmlinux. Compiled only for now
 # (target compile in scripts/arches.tsv): this kernel faults in
 # ___slab_alloc() during kmem_cache_init(), before any test, also without
-# the series' atomics (the tarball with the suites alone), with PA7000 and
-# PA7100LC, on one CPU and four.
+# the series' atomics, with PA7000 and PA7100LC, on one CPU and four, with
+# generic-32bit_defconfig and without SMP: past a NULL check on the
+# register it then loads through (docs/findings.rst).
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='parisc',
