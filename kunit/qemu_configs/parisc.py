@@ -4,8 +4,9 @@
 # (target compile in scripts/arches.tsv): this kernel faults in
 # ___slab_alloc() during kmem_cache_init(), before any test, also without
 # the series' atomics, with PA7000 and PA7100LC, on one CPU and four, with
-# generic-32bit_defconfig and without SMP: past a NULL check on the
-# register it then loads through (docs/findings.rst).
+# generic-32bit_defconfig and without SMP: QEMU 7.2's firmware describes a
+# data cache whose flush stride, which the kernel takes for
+# cache_line_size(), is 32768 bytes (docs/findings.rst).
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='parisc',
