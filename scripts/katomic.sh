@@ -544,7 +544,7 @@ patch_configs() {
 		*)
 			for a in $all; do echo "$a"; builtins_config "$a"; done ;;
 		esac
-	done | tr ' ' '\n' | grep . | awk '!seen[$0]++'
+	done | tr ' ' '\n' | awk 'NF && !seen[$0]++'
 }
 
 # CONFIG -> kunit.py's arguments for check: before the suites exist, the
@@ -787,7 +787,7 @@ cmd_check() {
 			fi
 			built+=" $cfg"
 		done
-		printf '%d\t%d\t%s\t%s\t%s\n' $n $((SECONDS - t0)) "$(echo $cfgs)" $res "$id" >> "$CHECK_TSV"
+		printf '%d\t%d\t%s\t%s\t%s\n' $n $((SECONDS - t0)) "$(echo ${cfgs:--})" $res "$id" >> "$CHECK_TSV"
 		if [ $n -lt "$tests_first" ] && topic_end $n; then
 			check_topic_boot "$n" "$tests_first" "$tip" "$(boot_id "${ids[@]}" $tests)" \
 				changed $built || bad=1

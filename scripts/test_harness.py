@@ -456,6 +456,18 @@ class Configurations(unittest.TestCase):
         self.assertEqual(run[0], "run")
         self.assertIn("--kernel_args=atomic_smp_kunit.stress_iters=2000", run)
 
+    def test_patch_without_configuration(self):
+        """A patch to an architecture without a row (csky) builds nothing:
+        patch_configs prints nothing and succeeds (its grep of an empty
+        list once failed the pipeline and stopped make check unheard)."""
+        with tempfile.TemporaryDirectory() as d:
+            stub = (f'source "$0" > /dev/null; TREE={d}; '
+                    'out=$(echo arch/csky/include/asm/atomic.h | patch_configs) || exit 3; '
+                    'printf "[%s]" "$out"')
+            r = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                               text=True, timeout=60)
+        self.assertEqual((r.returncode, r.stdout), (0, "[]"), r.stderr)
+
     def test_kernel_args_not_to_config(self):
         """The audit-only configuration and make report run kunit.py config
         on a row's arguments: x86_64's has --kernel_args, which config
