@@ -3,6 +3,9 @@
 # (Debian's hppa-firmware.img) from the ELF vmlinux. QEMU 7.2's firmware
 # reports a data cache of size 0 whose flush stride would be 32768 bytes;
 # the series' parisc patch keeps the kernel's cache line at 16 there.
+# Lasi (GSC_LASI) gives the console a serial port: without it the
+# firmware's PDC console stays, whose \r\r\n line ends kunit.py's parser
+# reads as breaks between tests.
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='parisc',
