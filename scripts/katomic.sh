@@ -19,6 +19,10 @@ unset MAKEFLAGS MFLAGS
 TREE=$WORK/linux
 STATE=$WORK/tree.state
 ARCHES=$REPO/scripts/arches.tsv
+# The suites' objects (lib/Makefile builds each but the runner twice, the
+# second as *_other_kunit.o).
+SUITE_OBJS="lib/atomic_kunit.o lib/atomic_smp_runner.o lib/atomic_stress_kunit.o
+	lib/atomic_stress_retry_kunit.o lib/atomic_litmus_kunit.o lib/atomic_bench_kunit.o"
 # What every architecture needs; each row of $ARCHES adds its own packages.
 PACKAGES="linux-source-6.12 build-essential flex bison bc
 	libelf-dev libssl-dev python3 python3-ply python3-git xz-utils git rsync cpio kmod
@@ -529,7 +533,7 @@ patch_configs() {
 			for a in $(arches); do
 				[ "$(srcarch "$a")" != "${d%%/*}" ] || { echo "$a"; builtins_config "$a"; }
 			done ;;
-		lib/atomic_kunit*|lib/atomic_smp_tests*|lib/Makefile|lib/Kconfig.debug)
+		lib/atomic_*|lib/Makefile|lib/Kconfig.debug)
 			arches ;;
 		lib/cmpxchg-emu.c)
 			for a in $(arches); do
@@ -574,8 +578,7 @@ check_warnings() {
 	for f in "$@"; do
 		case $f in
 		*.[cS]) objs+=("${f%.*}.o") ;;
-		*.h) objs+=(lib/atomic64_test.o lib/atomic_kunit.o lib/atomic_other_kunit.o
-			    lib/atomic_smp_tests.o lib/atomic_smp_tests_other.o) ;;
+		*.h) objs+=(lib/atomic64_test.o $SUITE_OBJS ${SUITE_OBJS//_kunit.o/_other_kunit.o}) ;;
 		*) continue ;;
 		esac
 		re+="${re:+|}$(sed 's/[.[\*^$]/\\&/g' <<< "$f")"
@@ -848,7 +851,7 @@ check_topic_boot() {
 # error).
 compile_suites() {
 	local arch cross dir objs args=() bad=0
-	objs="lib/atomic_kunit.o lib/atomic_smp_tests.o"
+	objs=$SUITE_OBJS
 	for arch in $(arches_of arches) $(arches_of compile); do
 		cross=$(cross "$arch")
 		mapfile -t args < <(arch_args "$arch" | config_build_args)

@@ -12,7 +12,7 @@ comment, with the reason), and the tests of LITMUSDIR (scripts/litmus.py's)
 whose "Result:" is Never: only those can fail a run. Each thread becomes a
 function of its test's locations (union litmus_loc l[]) and registers
 (int r[]) whose body is the test's, registers as r[N]; the exists clause
-and the initial values become terms that lib/atomic_smp_tests.c evaluates
+and the initial values become terms that lib/atomic_litmus_kunit.c evaluates
 after each run. make lkmm checks every "Result:" against herd7 under the
 LKMM, and that the tree's header is this script's output.
 """

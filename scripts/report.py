@@ -35,7 +35,7 @@ from the boot of the first compiler, GCC then the compilers column, that
 offers the builtins:
   RESULTS/ARCH[-COMPILER]-bench.console.log  the atomic_bench_* suites: both
                                           implementations in one boot
-  WORK/build/ARCH[-COMPILER]/lib/atomic_smp_tests{,_other}.o  their loops
+  WORK/build/ARCH[-COMPILER]/lib/atomic_bench{,_other}_kunit.o  their loops
 It writes RESULTS/report.{md,json} and RESULTS/report-{insns,speed}.png.
 
 Per probe function: instructions up to the symbol's size (no alignment
@@ -274,10 +274,10 @@ def arch_speed(config, prefix, calls, work, results):
     code on both sides: their ratios show how far TCG alone moves a figure."""
     # The benchmark loops, as booted from katomic.sh's build_dir of
     # CONFIG-bench, WORK/build/CONFIG: configured with the assembly, so
-    # atomic_smp_tests_other.o has the builtins.
+    # atomic_bench_other_kunit.o has the builtins.
     loops = {impl: functions(f"{work}/build/{config}/lib/{obj}", prefix, calls, r"(\w+)_bench")
-             for impl, obj in (("asm", "atomic_smp_tests.o"),
-                               ("builtins", "atomic_smp_tests_other.o"))}
+             for impl, obj in (("asm", "atomic_bench_kunit.o"),
+                               ("builtins", "atomic_bench_other_kunit.o"))}
     name = f"{config}-bench"
     check = summarise(results, name)
     if not check["ok"]:

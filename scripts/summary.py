@@ -22,7 +22,7 @@ def leaves(group, path=()):
 
 # The suites every boot runs, on both implementations; a -bench boot runs
 # only the benchmarks, and must not skip them.
-SUITES = ("xchg", "ops", "stress", "litmus", "bench")
+SUITES = ("xchg", "ops", "stress", "stress_retry", "litmus", "bench")
 IMPLS = ("arch", "builtins")
 # Most of what the torture scripts count as a failure on the console
 # (tools/testing/selftests/rcutorture/bin/parse-console.sh), and lockups;
