@@ -810,19 +810,29 @@ cmd_check() {
 # N TESTS_FIRST TIP ID CHANGED CONFIG...: at topic end N, the tests topic
 # (TESTS_FIRST to the tip TIP) picked on top, the suites booted on each
 # CONFIG built (a builtins one only where it needs its own compiler: every
-# boot tests both implementations). Unless CHANGED, the earlier check's boot
-# lines that passed with ID are kept instead, and nothing booted.
+# boot tests both implementations). Unless CHANGED, a configuration whose
+# boot passed with ID in the earlier check keeps its line instead, so that
+# an interrupted check loses no boot but the one it was in.
 check_topic_boot() {
-	local n=$1 tests_first=$2 tip=$3 id=$4 changed=$5 cfg res bad=0 rows
+	local n=$1 tests_first=$2 tip=$3 id=$4 changed=$5 cfg row bad=0 todo=
 	shift 5
-	rows=$(awk -F'\t' -v n="$n" -v id="$id" '$1 == n && $4 == "boot ok" && $5 == id' \
-		"$CHECK/check.tsv.old")
-	if [ -z "$changed" ] && [ -n "$rows" ]; then
+	# A patch that built nothing has "-" for its configurations.
+	for cfg in $(printf '%s\n' "$@" | sed 's/-builtins$//' | awk '$0 != "-" && !seen[$0]++'); do
+		[ "$(arch_field "${cfg%%-*}" target)" != compile ] || continue
+		row=
+		[ -n "$changed" ] || row=$(awk -F'\t' -v n="$n" -v c="$cfg" -v id="$id" \
+			'$1 == n && $3 == c && $4 == "boot ok" && $5 == id' "$CHECK/check.tsv.old")
+		if [ -n "$row" ]; then
+			echo "$row" >> "$CHECK_TSV"
+		else
+			todo+=" $cfg"
+		fi
+	done
+	if [ -z "$todo" ]; then
 		say "[$n] end of a topic: booted as $id before, unchanged"
-		echo "$rows" >> "$CHECK_TSV"
 		return 0
 	fi
-	say "[$n] end of a topic: the suites of patches $tests_first-on on top, booted"
+	say "[$n] end of a topic: the suites of patches $tests_first-on on top, booted on$todo"
 	# At patch N: a check that kept patch N's line did not check it out.
 	tree_git checkout -q --detach "$(tree_git rev-list --reverse pristine.."$tip" | sed -n "${n}p")"
 	if ! tree_git cherry-pick "$(tree_git rev-list --reverse pristine.."$tip" |
@@ -831,8 +841,7 @@ check_topic_boot() {
 		say "  the tests do not apply on patch $n (log: $CHECK/pick.log)"
 		return 1
 	fi
-	for cfg in $(printf '%s\n' "$@" | sed 's/-builtins$//' | awk '!seen[$0]++'); do
-		[ "$(arch_field "${cfg%%-*}" target)" != compile ] || continue
+	for cfg in $todo; do
 		local t0=$SECONDS res=ok
 		if check_boot "$cfg" && grep -q 'Testing complete' "$CHECK/$cfg.boot.log"; then
 			say "  $cfg: $(grep -m1 -o 'Testing complete.*' "$CHECK/$cfg.boot.log")"
@@ -841,6 +850,7 @@ check_topic_boot() {
 			res=FAILED bad=1
 		fi
 		printf '%d\t%d\t%s\tboot %s\t%s\n' "$n" $((SECONDS - t0)) "$cfg" $res "$id" >> "$CHECK_TSV"
+		check_tsv_keep "$n" "$tsv"
 	done
 	return $bad
 }

@@ -609,6 +609,24 @@ class Configurations(unittest.TestCase):
             self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
             self.assertEqual(Path(d, "check/booted").read_text().splitlines()[-1],
                              "patch 3,patch 2")
+            # Interrupted in a topic's boots: a configuration that booted
+            # with the topic's id keeps its line, only the others boot.
+            tsv = Path(results, "check.tsv").read_text().splitlines()
+            kept = [x for x in tsv if "\tboot ok\t" in x]
+            self.assertEqual([x.split("\t")[2] for x in kept], ["s390x"])
+            Path(results, "check.tsv").write_text("".join(
+                ("\t".join(x.split("\t")[:2] + ["s390x x86_64"] + x.split("\t")[3:])
+                 if x.startswith("1\t") else x) + "\n" for x in tsv))
+            Path(d, "check/booted").unlink()
+            again = subprocess.run(["bash", "-c", stub, str(KATOMIC)], capture_output=True,
+                                   text=True, timeout=60)
+            self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+            self.assertIn("booted on x86_64\n", again.stdout)
+            self.assertEqual(len(Path(d, "check/booted").read_text().splitlines()), 1)
+            self.assertEqual(sorted(x.split("\t")[2] for x in
+                                    Path(results, "check.tsv").read_text().splitlines()
+                                    if "\tboot ok\t" in x), ["s390x", "x86_64"])
+            self.assertIn(kept[0], Path(results, "check.tsv").read_text().splitlines())
         unchanged = [x for x in r.stdout.splitlines() if "unchanged" in x]
         self.assertEqual([x.split()[1] for x in unchanged], ["[1/3]", "[3/3]"])
         # The topic of patches 1-2 changed: its end booted again, with an id.
