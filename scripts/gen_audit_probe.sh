@@ -25,7 +25,7 @@ IDIOMS=yes
 # What the manifest requires of the idioms (Documentation/atomic_t.txt, the
 # LKMM): smp_mb__before_atomic() orders the earlier accesses against the op
 # and the later ones, smp_mb__after_atomic() the op and the earlier ones
-# against the later ones: audit.py's orderings "before" and "after".
+# against the later ones: the audit's orderings "before" and "after".
 IDIOM_BEFORE=before
 IDIOM_AFTER=after
 ATOMICDIR=$TREE/scripts/atomic

@@ -19,6 +19,8 @@ unset MAKEFLAGS MFLAGS
 TREE=$WORK/linux
 STATE=$WORK/tree.state
 ARCHES=$REPO/scripts/arches.tsv
+# The harness's Python package, katomic/ (python3 -m katomic.audit).
+export PYTHONPATH=$REPO${PYTHONPATH:+:$PYTHONPATH}
 # The suites' objects (lib/Makefile builds each but the runner twice, the
 # second as *_other_kunit.o).
 SUITE_OBJS="lib/atomic_kunit.o lib/atomic_smp_runner.o lib/atomic_stress_kunit.o
@@ -125,7 +127,7 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   (and arm64's llsc with GCC), six or seven builds, 20-35
                   minutes on 2 cores; and a boot, which reuses the build of
                   its name without -bench that the matrix made
-  audit CONFIG... the machine-code audit alone (scripts/audit.py), of the
+  audit CONFIG... the machine-code audit alone (katomic/audit), of the
                   configurations' existing builds and the tree as it is now:
                   every primitive's ordering on both implementations and the
                   compiler worries of scripts/worries.c; 'run' does it after
@@ -978,7 +980,7 @@ run_one() {
 	elif sanitized "$name"; then
 		instr_one "$name" || true
 	elif [[ "-$name-" != *-bench-* ]]; then
-		say "[$name] no machine-code audit: scripts/audit.py has no rules for ${name%%-*}"
+		say "[$name] no machine-code audit: katomic/audit has no rules for ${name%%-*}"
 	fi
 	# boot: false for an audit-only configuration, which has no vmlinux to
 	# count library calls in (-1, as for a build that failed), no console
@@ -1024,10 +1026,10 @@ prepare_build() {
 # Whether run audits CONFIG's machine code: not under a sanitizer, whose
 # calls hide what the code does, and not for -bench, the same build.
 sanitized() { [[ "-$1-" == *-kasan-* || "-$1-" == *-kcsan-* ]]; }
-# The audit knows the barriers of some architectures only (audit.py --arches).
+# The audit knows the barriers of some architectures only (python3 -m katomic.audit --arches).
 audited() {
 	! sanitized "$1" && [[ "-$1-" != *-bench-* ]] &&
-		[[ " $(python3 "$REPO/scripts/audit.py" --arches) " == *" ${1%%-*} "* ]]
+		[[ " $(python3 -m katomic.audit --arches) " == *" ${1%%-*} "* ]]
 }
 
 # Compile OBJS in DIR as external modules against the kernel build BDIR of
@@ -1040,7 +1042,7 @@ kmod_make() {
 		CROSS_COMPILE="$(cross "$arch")" "$@" $objs > "$dir/build.log" 2>&1
 }
 
-# The machine-code audit (scripts/audit.py) of the kernel build BDIR for
+# The machine-code audit (katomic/audit) of the kernel build BDIR for
 # ARCH: the probe of scripts/gen_audit_probe.sh on both implementations and
 # scripts/worries.c in its three flavours, compiled against BDIR with the
 # kernel's flags. Writes OUT.audit.{json,log}; fails when the audit does.
@@ -1061,7 +1063,7 @@ audit_build() {
 	done
 	objs="audit_asm.o audit_builtins.o worries_once.o worries_builtins.o worries_c11.o"
 	sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$bdir/.config" > "$dir/compiler"
-	# audit.py's rules that depend on the build's options (s390: whether
+	# the audit's rules that depend on the build's options (s390: whether
 	# BCR 14,0 serialises, CONFIG_HAVE_MARCH_Z196_FEATURES).
 	cp "$bdir/.config" "$dir/kconfig"
 	if ! kmod_make "$arch" "$bdir" "$dir" "$objs" "$@"; then
@@ -1069,7 +1071,7 @@ audit_build() {
 			tee "$out.audit.log" >&2
 		return 1
 	fi
-	python3 "$REPO/scripts/audit.py" "$arch" "$dir" "$out.audit.json" > "$out.audit.log" 2>&1 || rc=$?
+	python3 -m katomic.audit "$arch" "$dir" "$out.audit.json" > "$out.audit.log" 2>&1 || rc=$?
 	sed "s/^/katomic: [${out##*/}] /" "$out.audit.log"
 	return $rc
 }
@@ -1125,7 +1127,7 @@ cmd_audit() {
 	for c in "$@"; do
 		config_args "$c" >/dev/null
 		[[ "-$c-" != *-bench-* ]] || die "audit: $c is a -bench configuration: audit ${c/-bench/}"
-		audited "$c" || sanitized "$c" || die "audit: scripts/audit.py has no rules for ${c%%-*}"
+		audited "$c" || sanitized "$c" || die "audit: katomic/audit has no rules for ${c%%-*}"
 	done
 	cmd_tree
 	mkdir -p "$RESULTS"
@@ -1149,7 +1151,7 @@ harness_selftest() {
 audit_selftest() {
 	local c sel
 	sel=$(for c in "$@"; do ! audited "$c" || echo "${c%%-*}"; done | sort -u)
-	[ -z "$sel" ] || python3 "$REPO/scripts/audit.py" --selftest $sel ||
+	[ -z "$sel" ] || python3 -m katomic.audit --selftest $sel ||
 		die "the audit's self-test failed"
 }
 
@@ -1245,7 +1247,7 @@ cmd_summary() {
 	for c in "$@"; do [ ! -f "$RESULTS/$c.audit.json" ] || audits+=("$c=$RESULTS/$c.audit.json"); done
 	# results/audit.md, which the repository keeps, is the whole matrix's.
 	if [ ${#audits[@]} -gt 0 ] && [ "$*" = "$(cmd_configs | paste -sd ' ')" ]; then
-		python3 "$REPO/scripts/audit.py" --table "$RESULTS/audit.md" "${audits[@]}"
+		python3 -m katomic.audit --table "$RESULTS/audit.md" "${audits[@]}"
 		litmus_arch_table "$@"
 	fi
 	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@" || rc=$?

@@ -32,7 +32,7 @@ violation or failure in an implementation the build offers (--kconfig
 FILE: its .config), but for what herd7 cannot express (riscv's 1 and
 2-byte ops, emulated on the word around them: herd7 has no arithmetic on
 addresses; a carry on powerpc, which herd7's PPC does not have). --cache
-FILE keeps herd7's answers by test text. --audit AUDIT.json (audit.py's
+FILE keeps herd7's answers by test text. --audit AUDIT.json (the audit's
 of the same build): the two checkers held against each other per
 primitive, in OUT.json; any primitive one passes and the other fails
 exits 1.
@@ -50,7 +50,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import audit  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the katomic package
+from katomic.audit import disasm  # noqa: E402
+from katomic.audit.rules import offered as audit_offered  # noqa: E402
 import lkmm  # noqa: E402
 
 TIMEOUT = 60
@@ -417,7 +419,7 @@ def ppc_insn(i, labels):
         raise Unknown(f"{m}, which the translator does not know ({i.text})")
     if i.target is not None:
         a[-1] = labels[i.target]
-    # objdump's indexed address (audit.parse: 0(rB) or (rA,rB)) as herd7's rA,rB.
+    # objdump's indexed address (disasm.parse: 0(rB) or (rA,rB)) as herd7's rA,rB.
     if m in ("lwarx", "stwcx."):
         x = a[1]
         a[1:2] = ["r0", x[2:-1]] if x.startswith("0(") else x.strip("()").split(",")
@@ -913,11 +915,11 @@ def run_herd(herd7, libdir, model, paths):
 def variants(arch, prefix, obj):
     """(label, {function: [Insn]}) of OBJ: arm64 also with its
     alternatives applied, the code patched in at boot."""
-    funcs, every = audit.disassemble(prefix, obj)
+    funcs, every = disasm.disassemble(prefix, obj)
     out = [("", funcs)]
     if arch == "arm64":
-        alts = audit.alternatives(prefix, obj, every)
-        out.append(("+lse", {f: audit.patched(i, alts)[0] or i for f, i in funcs.items()}))
+        alts = disasm.alternatives(prefix, obj, every)
+        out.append(("+lse", {f: disasm.patched(i, alts)[0] or i for f, i in funcs.items()}))
     return out
 
 
@@ -1002,7 +1004,7 @@ def summary(files, series=None):
     cross = [(Path(f).name.split(".")[0], json.loads(Path(f).read_text()).get("crosscheck"))
              for f in files]
     if any(c for _, c in cross):
-        L += ["", "The audit (scripts/audit.py) and herd7 held against each other per primitive "
+        L += ["", "The audit (katomic/audit) and herd7 held against each other per primitive "
               "and implementation: those both pass or both fail, and those one passes and "
               "the other fails (none may).", "",
               "| configuration | judged alike | disagreements |", "|---|---:|---|"]
@@ -1124,7 +1126,7 @@ def main():
             outdir.mkdir(parents=True, exist_ok=True)
             t0 = time.monotonic()
             rs = check(arch, herd7, libdir, tests, impl + label, funcs, outdir, cache)
-            offered = audit.offered(impl, kconfig)
+            offered = audit_offered(impl, kconfig)
             for r in rs:
                 # What the build does not offer fails nothing; nor does
                 # what herd7 cannot express, which the results name.

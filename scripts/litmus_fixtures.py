@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The audit's self-test fixtures (scripts/audit_selftest.S) under herd7:
 each fixture whose ordering the audit's self-test judges (SELFTEST in
-scripts/audit.py: a barrier missing or on the wrong side, or the code
+katomic/audit: a barrier missing or on the wrong side, or the code
 right) run as the op of small litmus tests under the architecture's
 model. herd7 must judge each as the audit's self-test expects: fail where
 it expects a complaint about a barrier, pass where it expects none.
@@ -38,7 +38,10 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import audit  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the katomic package
+from katomic.arches import arches  # noqa: E402
+from katomic.audit.disasm import run  # noqa: E402
+from katomic.audit.selftest import SELFTEST, SELFTEST_ARCH  # noqa: E402
 import litmus_arch as la  # noqa: E402
 
 ORDERINGS = ("full", "before", "after", "acquire", "release")
@@ -205,17 +208,16 @@ def cases(arch):
     """The self-test's ordering cases of ARCH that are a question for a
     memory model: (fixture, check, the audit's complaint or None)."""
     return [(fn, check, want) for fn, check, want, *kconfig in
-            audit.SELFTEST + audit.SELFTEST_ARCH[arch]
+            SELFTEST + SELFTEST_ARCH[arch]
             if check.rstrip("?") in ORDERINGS and not kconfig
             and (not want or BARRIER.search(want))]
 
 
 def run_arch(arch, herd7, tmp):
     """Each case of ARCH judged by herd7: [row]."""
-    from report import arches
     obj = tmp / f"{arch}.o"
     prefix = arches()[arch]["prefix"]
-    audit.run(prefix + "gcc", "-c", "-o", str(obj), str(Path(__file__).parent / "audit_selftest.S"))
+    run(prefix + "gcc", "-c", "-o", str(obj), str(Path(__file__).parent / "audit_selftest.S"))
     codes, rows, paths = la.variants(arch, prefix, obj), [], []
     for fn, check, want in cases(arch):
         k = kind(arch, fn)

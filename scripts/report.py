@@ -21,7 +21,7 @@ RESULTS/report.json (each entry names the series it was built from):
                                           size(1) and bloat-o-meter (an entry
                                           from before the report built them
                                           all may lack some)
-  RESULTS/report-ARCH-VARIANT.audit.json  scripts/audit.py on the asm build and
+  RESULTS/report-ARCH-VARIANT.audit.json  katomic/audit on the asm build and
                                           the row's further variants: also
                                           what an uncontended call executes
 and the same with -COMPILER after VARIANT for each further compiler of the
@@ -54,31 +54,15 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the katomic package
 from summary import summarise  # noqa: E402
-from audit import BUILTINS_OPTIONS, table  # noqa: E402
+from katomic.arches import arches  # noqa: E402
+from katomic.audit.rules import BUILTINS_OPTIONS  # noqa: E402
+from katomic.audit.table import table  # noqa: E402
 
 VARIANTS = ("stock", "asm", "builtins")
 SCENARIOS = ("uncontended", "contended", "false-shared")
 INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
-ARCHES = Path(__file__).parent / "arches.tsv"
-
-
-def arches():
-    """{name: {column: field}} of the rows of ARCHES that make report
-    covers (target all), in its order, the columns named by its header line;
-    "-" is empty."""
-    out, columns = {}, None
-    for line in ARCHES.read_text().splitlines():
-        if line.startswith("#name\t"):
-            columns = line[1:].split("\t")
-        elif line.strip() and not line.startswith("#"):
-            fields = line.split("\t")
-            if not columns or len(fields) != len(columns):
-                sys.exit(f"report: {ARCHES}: a row does not match the header line: {line}")
-            row = dict(zip(columns, ("" if f == "-" else f for f in fields)))
-            if row["target"] == "all":  # the others: make test-arches only
-                out[fields[0]] = row
-    return out
 
 
 def run(*cmd):
@@ -307,7 +291,7 @@ def wins(probe, a, b="builtins"):
 def executed_wins(audit):
     """Of the audit's probe functions (every primitive in every ordering),
     in how many an uncontended call executes fewer instructions with the
-    assembly or the builtins (audit.py's executed(): arm64 as patched at
+    assembly or the builtins (the audit's executed(): arm64 as patched at
     boot); None without those counts (an audit before they were taken)."""
     runs = {}
     for row in audit["ordering"]:
@@ -627,7 +611,7 @@ def markdown(report, audit, hw):
     L += hardware(hw)
     if audit:
         L += ["## Machine-code audit", "",
-              "scripts/audit.py on the report's `asm` builds, each compiling both",
+              "katomic/audit on the report's `asm` builds, each compiling both",
               "implementations (and on each further variant of an architecture's row): does",
               "every primitive give the ordering Documentation/atomic_t.txt requires, and do",
               "the compilers keep the kernel's shared accesses. `make test-all` runs the same",

@@ -8,7 +8,8 @@ import re
 import sys
 from pathlib import Path
 
-from audit import ARCH as AUDITED
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the katomic package
+from katomic.audit.rules import ARCH as AUDITED  # noqa: E402
 
 
 def leaves(group, path=()):
@@ -97,7 +98,7 @@ def smp_figures(log):
 
 
 def audit_summary(results, name, expected):
-    """The machine-code audit of name (scripts/audit.py): its counts, and a
+    """The machine-code audit of name (katomic/audit): its counts, and a
     problem per failure, or because it did not run where it should have; a
     note per failure of what the build's Kconfig does not offer."""
     path = results / f"{name}.audit.json"
@@ -113,7 +114,7 @@ def audit_summary(results, name, expected):
         out[impl] = {v: sum(1 for r in rows if r["verdict"] == v) for v in ("pass", "cost", "fail")}
         if not rows:
             out["problems"].append(f"the audit checked no {impl} function")
-        # An implementation the build's Kconfig does not offer (audit.py:
+        # An implementation the build's Kconfig does not offer (katomic.audit:
         # "offered": false) is audited and shown, and fails no run.
         if any(r.get("offered") is False for r in rows):
             out[impl]["offered"] = False
@@ -143,7 +144,7 @@ def audit_summary(results, name, expected):
                                       and w["verdict"] == "fail")
     out["worries_total"] = {c: sum(1 for w in worries if w["class"] == c)
                             for c in ("guaranteed", "canary")}
-    # audit.py marks every C11 case judged as the reference (its kernel
+    # the audit marks every C11 case judged as the reference (its kernel
     # flavour kept it), kept or not: transformed are those that failed.
     out["c11_transformed"] = sorted(w["case"] for w in c11
                                     if w.get("reference") and w["verdict"] == "fail")
@@ -314,7 +315,7 @@ def summarise(results, name):
     if (results / f"{name}.qemu-killed").exists() and not qemu_timeout:
         notes.append("QEMU hung on the reboot after the tests completed and was killed")
     if not run.get("audit") and name.split("-")[0] not in AUDITED:
-        notes.append("no machine-code audit: scripts/audit.py has no rules for this "
+        notes.append("no machine-code audit: katomic/audit has no rules for this "
                      "architecture's barriers")
     if orphans:
         notes.append(f"{len(orphans)} objtool warnings on code outside any function "

@@ -28,7 +28,9 @@ from unittest import mock
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import audit  # noqa: E402
+sys.path.insert(0, str(HERE.parent))  # the katomic package
+from katomic import arches  # noqa: E402
+from katomic.audit import disasm  # noqa: E402
 import litmus  # noqa: E402
 import litmus_arch  # noqa: E402
 import litmus_fixtures  # noqa: E402
@@ -291,7 +293,7 @@ class Recorded(unittest.TestCase):
 
     def test_c11_unreadable(self):
         """A C11 case fails without being the reference: the checker could
-        not read the code the kernel's flavour kept (audit.py marks it)."""
+        not read the code the kernel's flavour kept (the audit marks it)."""
         def unread(d):
             w = next(w for w in d["worries"] if w["flavour"] == "c11" and w["class"] == "guaranteed")
             w.update(verdict="fail", reference=False, reasons=["no load of x"])
@@ -790,10 +792,10 @@ class LitmusKunit(unittest.TestCase):
 
 
 def insns(*code):
-    """audit.Insn from (address, mnemonic, operands, branch target)."""
+    """disasm.Insn from (address, mnemonic, operands, branch target)."""
     out = []
     for addr, mnem, ops, target in code:
-        i = audit.Insn(addr, mnem, ops)
+        i = disasm.Insn(addr, mnem, ops)
         i.target = i.jump = target
         out.append(i)
     return out
@@ -1136,7 +1138,7 @@ class ArchesTable(unittest.TestCase):
 
     def test_both_readers(self):
         header, rows = self.rows()
-        self.assertEqual(set(report.arches()), {r["name"] for r in rows if r["target"] == "all"})
+        self.assertEqual(set(arches.arches()), {r["name"] for r in rows if r["target"] == "all"})
         every = katomic("args", *(r["name"] for r in rows),
                         env={"KATOMIC_WORK": "/w"}).stdout.split("\n\n")
         self.assertEqual(len(every), len(rows))
@@ -1154,7 +1156,7 @@ class ArchesTable(unittest.TestCase):
                 self.assertEqual(smp, int(row["cpus"]) > 1)
                 self.assertIn(row["target"], ("all", "arches", "compile"))
                 if row["target"] == "all":
-                    got = report.arches()[row["name"]]
+                    got = arches.arches()[row["name"]]
                     self.assertEqual(got, {k: "" if v == "-" else v for k, v in row.items()})
 
     def test_targets(self):
