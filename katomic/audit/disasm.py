@@ -227,3 +227,37 @@ def symbolise(prefix, obj, funcs):
                 i.acc.loc = name(i.acc.loc)
             if i.acc and i.acc.may:
                 i.acc.may = tuple(name(x) for x in i.acc.may)
+
+
+def reg(arg):
+    """A register under one name (arm64 w0/x0: r0; x86 %eax/%rax: a; s390
+    %r2: r2; riscv's ABI names, zero: zr, fp: s0), or None."""
+    a = arg.strip().lstrip("%").rstrip("!")
+    if re.fullmatch(r"a[0-7]|t[0-6]|s(?:1[01]|\d)|ra|gp|tp", a):
+        return a
+    if a in ("zero", "fp"):
+        return {"zero": "zr", "fp": "s0"}[a]
+    if re.fullmatch(r"[wx]\d+", a):
+        return "r" + a[1:]
+    if re.fullmatch(r"r\d+[dwb]?", a):
+        return a.rstrip("dwb")
+    if a in ("sp", "wsp", "xzr", "wzr"):
+        return a.lstrip("wx") if a.endswith("sp") else "zr"
+    m = re.fullmatch(r"[re]?([abcd])x|([abcd])[lh]|[re]?(si|di|bp|sp|ip)l?", a)
+    return next(g for g in m.groups() if g) if m else None
+
+
+def base_reg(a, last=False):
+    """The base register of a memory operand "disp(base)" or "(base,index)",
+    or with last of s390's "disp(index,base)"."""
+    m = re.search(r"\(([^)]*)\)", a)
+    if not m:
+        return None
+    parts = m.group(1).split(",")
+    return reg(parts[-1]) if last else reg(parts[0]) if parts[0] else None
+
+
+def displacement(a):
+    """The displacement of a memory operand "disp(...)", 0 without one."""
+    m = re.match(r"(-?(?:0x)?[0-9a-f]+)\(", a)
+    return int(m.group(1), 0) if m else 0

@@ -3,8 +3,9 @@
 
 import re
 
-from .access import accesses, reg
-from .disasm import RETURN_THUNKS, TRAPS, matches
+from .access import accesses
+from .arch import MODULES
+from .disasm import RETURN_THUNKS, TRAPS, matches, reg
 from .rules import rules
 
 EXIT = -1
@@ -18,6 +19,7 @@ class Func:
 
     def __init__(self, arch, name, insns, kconfig=None):
         self.arch, self.name, self.A = arch, name, rules(arch, kconfig)
+        self.M = MODULES[arch]
         for i in insns:         # s390's LARL and LRL show a <target> too
             if not self.A["branch"].fullmatch(i.mnem):
                 i.target = i.extern = None

@@ -4,10 +4,10 @@
 import re
 import sys
 
-from .access import reg
-from .disasm import alternatives, disassemble, patched
+from .arch.riscv64 import RV_AMO, RV_RW
+from .disasm import alternatives, disassemble, patched, reg
 from .flow import EXIT, FLAG_SETTERS, INVERSE, Func, conditional_branch, executed, find_cc, taint
-from .rules import RV_AMO, RV_RW, offered
+from .rules import offered
 from .values import rv_step
 
 def check_ordering(f, order, conditional, primitive):

@@ -3,7 +3,7 @@
 
 import re
 
-from .access import reg
+from .disasm import reg
 from .flow import EXIT
 
 # riscv branches compare registers. What the compares on a path said about

@@ -4,8 +4,7 @@
 import re
 
 from .. import SCRIPTS
-from .access import disp, is_mem, mem_base, reg
-from .disasm import disassemble, symbolise
+from .disasm import disassemble, reg, symbolise
 from .flow import Func, conditional_branch, paths, taint
 from .rules import offered
 
@@ -57,8 +56,8 @@ def check_rule(f, rule):
             if not i.acc or i.acc.loc or i.acc.may or i.acc.stack or \
                     (i.acc.kind == "store") != (name == "stores"):
                 return False
-            m = next(a for a in i.args if is_mem(f.arch, a, i))
-            return mem_base(f.arch, m) in t[k] and disp(f.arch, m) == int(off or "0", 0)
+            m = next(a for a in i.args if f.M.is_mem(f.A, a, i))
+            return f.M.mem_base(m) in t[k] and f.M.disp(m) == int(off or "0", 0)
     elif name in ("loads", "stores"):
         pick = loads if name == "loads" else stores
     if name in ("loads", "stores"):
@@ -95,7 +94,7 @@ def check_rule(f, rule):
         direct = [f.insns[k] for k in range(len(f.insns)) if loads(f, k, y)]
         via = [k for k, i in enumerate(f.insns) if i.acc and i.acc.kind == "load"
                and not i.acc.loc and not i.acc.may and not i.acc.stack and
-               mem_base(f.arch, next(a for a in i.args if is_mem(f.arch, a, i))) in t[k]]
+               f.M.mem_base(next(a for a in i.args if f.M.is_mem(f.A, a, i))) in t[k]]
         if direct:
             return f"loads {y} directly ('{direct[0].text}'), not through the value of {x}"
         return None if via else f"no load through the value loaded from {x}"
@@ -112,8 +111,8 @@ def check_rule(f, rule):
                         continue
                     # An address computed from the load orders the store too
                     # (LKMM: addr;[W] is in ppo): clang's selected address.
-                    m = next(a for a in i.args if is_mem(f.arch, a, i))
-                    if seen_load and i.acc.may and mem_base(f.arch, m) in t[k]:
+                    m = next(a for a in i.args if f.M.is_mem(f.A, a, i))
+                    if seen_load and i.acc.may and f.M.mem_base(m) in t[k]:
                         continue
                     return (f"stores {y} ('{i.text}' at {i.addr:x}) without a branch on "
                             f"{x} before it: {f.show(p)}")
