@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The audit's self-test fixtures (scripts/audit_selftest.S) under herd7:
+"""The audit's self-test fixtures (katomic/audit/testdata/fixtures.S) under herd7:
 each fixture whose ordering the audit's self-test judges (SELFTEST in
 katomic/audit: a barrier missing or on the wrong side, or the code
 right) run as the op of small litmus tests under the architecture's
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the katomic package
 from katomic.arches import arches  # noqa: E402
 from katomic.audit.disasm import run  # noqa: E402
-from katomic.audit.selftest import SELFTEST, SELFTEST_ARCH  # noqa: E402
+from katomic.audit.selftest import SELFTEST, SELFTEST_ARCH, TESTDATA  # noqa: E402
 import litmus_arch as la  # noqa: E402
 
 ORDERINGS = ("full", "before", "after", "acquire", "release")
@@ -217,7 +217,7 @@ def run_arch(arch, herd7, tmp):
     """Each case of ARCH judged by herd7: [row]."""
     obj = tmp / f"{arch}.o"
     prefix = arches()[arch]["prefix"]
-    run(prefix + "gcc", "-c", "-o", str(obj), str(Path(__file__).parent / "audit_selftest.S"))
+    run(prefix + "gcc", "-c", "-o", str(obj), str(TESTDATA / "fixtures.S"))
     codes, rows, paths = la.variants(arch, prefix, obj), [], []
     for fn, check, want in cases(arch):
         k = kind(arch, fn)
@@ -260,7 +260,7 @@ def disagree(row):
 
 def markdown(rows):
     L = ["# The audit's self-test fixtures under herd7", "",
-         "Each fixture of scripts/audit_selftest.S whose ordering the audit's self-test judges "
+         "Each fixture of katomic/audit/testdata/fixtures.S whose ordering the audit's self-test judges "
          "(a barrier missing or on the wrong side, or the code right), run as the op of SB, "
          "MP-writer, MP-after and MP-reader under the architecture's model "
          "(scripts/litmus_fixtures.py; `make test-all`). herd7 must fail what the audit's "

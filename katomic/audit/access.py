@@ -40,10 +40,8 @@ def accesses(arch, insns):
             joins.setdefault(i.target, []).append(dict(held))
         i.acc, i.dest = None, dests(arch, i)
         memarg = next((a for a in i.args if M.is_mem(A, a, i)), None)
-        slot = got.get(M.mem_base(memarg)) if memarg and (
-            arch == "s390x" and re.fullmatch(r"lg|locg\w*", i.mnem) or
-            arch == "riscv64" and i.mnem == "ld") and re.fullmatch(r"0\(%?\w+\)", memarg) \
-            else None
+        slot = got.get(M.mem_base(memarg)) if memarg and M.got_load(i) and \
+            re.fullmatch(r"0\(%?\w+\)", memarg) else None
         for d in i.dest:
             got.pop(d, None)
         nxt = insns[n + 1].addr if n + 1 < len(insns) else i.addr + 4
@@ -51,82 +49,11 @@ def accesses(arch, insns):
         # symbol: the register holds that since the AUIPC.
         rel = next(((s, a, off) for off, t, s, a in i.relocs
                     if not re.search(r"PLT|CALL|JUMP|PCREL_LO12|RELAX|BRANCH|_JAL$", t)), None)
-        loc = None
-        if rel:
-            s, a, off = rel
-            # PC-relative fields: x86 counts from the next instruction, s390
-            # from this one; arm64's and absolute addends are the offset.
-            if arch == "x86_64" and re.search(r"PC32$", i.relocs[0][1]):
-                a += nxt - off
-            elif arch == "s390x" and re.search(r"DBL|GOTENT", i.relocs[0][1]):
-                a += i.addr - off
-            loc = (s, a)
-        # powerpc's LD of a TOC entry names the entry itself: whatever way
-        # its ADDIS came (GCC hoists that above a branch).
-        if arch == "ppc64le" and i.mnem == "ld" and i.relocs and "GOT" in i.relocs[0][1]:
+        # PC-relative fields: the architecture says from where they count.
+        loc = (rel[0], M.reloc_addend(i, rel[1], rel[2], nxt)) if rel else None
+        if M.toc_slot(i):
             slot = loc
-        forms_addr = (arch == "s390x" and i.mnem == "larl") or \
-            (arch == "arm64" and i.mnem in ("adrp", "add", "adr") and loc) or \
-            (arch == "riscv64" and i.mnem in ("auipc", "lui") and loc) or \
-            (arch == "ppc64le" and i.mnem in ("addis", "addi") and loc) or \
-            (arch == "x86_64" and loc and (i.mnem.startswith("lea") or
-                                           i.args[0].startswith("$")))
-        # s390 modules are -fPIC: LGRL loads a global's address from the GOT.
-        forms_addr = forms_addr or (arch == "s390x" and i.mnem == "lgrl" and
-                                    i.relocs and "GOT" in i.relocs[0][1])
-        if forms_addr and i.dest:
-            if i.mnem in ("larl", "auipc", "addis") and i.relocs and "GOT" in i.relocs[0][1]:
-                got[i.dest[0]] = loc
-                held.pop(i.dest[0], None)
-            else:
-                held[i.dest[0]] = loc
-            continue
-        # Selects: a load of a GOT slot gives the symbol's address, a
-        # conditional one (s390 LOCG) that or the register's old address,
-        # and so do CSEL and CMOV of two held addresses.
-        if slot and i.dest:
-            if not i.mnem.startswith("loc"):
-                held[i.dest[0]] = slot
-            elif i.dest[0] in held:
-                held[i.dest[0]] = choices(held[i.dest[0]], slot)
-            else:
-                held.pop(i.dest[0], None)       # the old value is unknown
-            continue
-        srcs = [reg(a) for a in (i.args[1:3] if arch in ("arm64", "ppc64le") else i.args[:1])]
-        if i.dest and (arch == "arm64" and i.mnem == "csel" or
-                       arch == "ppc64le" and i.mnem.startswith("isel") or
-                       arch == "x86_64" and i.mnem.startswith("cmov")) and \
-                all(r in held for r in srcs + (i.dest if arch == "x86_64" else [])):
-            held[i.dest[0]] = choices(*(held[r] for r in srcs + (
-                i.dest if arch == "x86_64" else [])))
-            continue
-        # A copy of a held address.
-        copy = {"arm64": ("mov",), "s390x": ("lgr", "lr"), "x86_64": ("mov", "movq"),
-                "riscv64": ("mv",), "ppc64le": ("mr",)}[arch]
-        if i.mnem in copy and len(i.args) == 2 and i.dest and \
-                all(a.lstrip("%").rstrip() and reg(a) for a in i.args):
-            src = reg(i.args[1] if arch != "x86_64" else i.args[0])
-            if src in held:
-                held[i.dest[0]] = held[src]
-                continue
-        # An offset added to a held address: arm64 ADD xD, xS, #imm, s390
-        # LA rD, imm(rS) (the statics behind a section anchor), riscv
-        # (objdump: add) and powerpc ADDI and, an index at an unknown
-        # offset, ADD.
-        src, imm = None, 0
-        if arch == "arm64" and i.mnem == "add" and len(i.args) == 3 and \
-                i.args[2].startswith("#"):
-            src, imm = reg(i.args[1]), int(i.args[2][1:], 0)
-        elif arch == "s390x" and i.mnem in ("la", "lay"):
-            src, imm = M.mem_base(i.args[1]), M.disp(i.args[1])
-        elif arch in ("riscv64", "ppc64le") and i.mnem in ("add", "addi") and len(i.args) == 3:
-            if re.fullmatch(r"-?(?:0x[0-9a-f]+|\d+)", i.args[2]):
-                src, imm = reg(i.args[1]), int(i.args[2], 0)
-            else:
-                src, imm = next((r for r in map(reg, i.args[1:]) if r in held), None), None
-        if src in held and i.dest:
-            held[i.dest[0]] = tuple((s_, None if o is None or imm is None else o + imm)
-                                    for s_, o in choices(held[src]))
+        if i.dest and moves_address(M, i, loc, slot, held, got):
             continue
         if memarg is not None and not matches(A["noaccess"], i):
             base, may = M.mem_base(memarg), ()
@@ -140,6 +67,49 @@ def accesses(arch, insns):
         for d in i.dest:
             held.pop(d, None)
     return insns
+
+
+def moves_address(M, i, loc, slot, held, got):
+    """Whether i, which writes a register, only forms, loads, selects,
+    copies or offsets an address, tracked in held (and got: a GOT slot's);
+    loc: what its relocation names, slot: the GOT slot it loads."""
+    d = i.dest[0]
+    if M.forms_addr(i, loc):
+        if i.mnem in ("larl", "auipc", "addis") and i.relocs and "GOT" in i.relocs[0][1]:
+            got[d] = loc
+            held.pop(d, None)
+        else:
+            held[d] = loc
+        return True
+    # Selects: a load of a GOT slot gives the symbol's address, a
+    # conditional one (s390 LOCG) that or the register's old address,
+    # and so do CSEL and CMOV of two held addresses.
+    if slot:
+        if not i.mnem.startswith("loc"):
+            held[d] = slot
+        elif d in held:
+            held[d] = choices(held[d], slot)
+        else:
+            held.pop(d, None)       # the old value is unknown
+        return True
+    srcs = M.select_srcs(i)
+    if srcs is not None and all(r in held for r in srcs):
+        held[d] = choices(*(held[r] for r in srcs))
+        return True
+    # A copy of a held address.
+    if i.mnem in M.COPIES and len(i.args) == 2 and \
+            all(a.lstrip("%").rstrip() and reg(a) for a in i.args):
+        src = reg(i.args[0 if M.DEST_LAST else 1])
+        if src in held:
+            held[d] = held[src]
+            return True
+    # An offset added to a held address (None: an index, at an unknown one).
+    src, imm = M.address_offset(i, held)
+    if src in held:
+        held[d] = tuple((s_, None if o is None or imm is None else o + imm)
+                        for s_, o in choices(held[src]))
+        return True
+    return False
 
 
 def falls_through(A, i):

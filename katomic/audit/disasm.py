@@ -203,6 +203,8 @@ def patched(insns, alts):
     return out, notes
 
 
+# The node after a return, in a function's control-flow graph.
+EXIT = -1
 RETURN_THUNKS = re.compile(r"__x86_return_thunk|__s390_indirect_jump_r14")
 TRAPS = re.compile(r"ud2|int3|brk|udf|hlt|mc|trap")
 
@@ -261,3 +263,14 @@ def displacement(a):
     """The displacement of a memory operand "disp(...)", 0 without one."""
     m = re.match(r"(-?(?:0x)?[0-9a-f]+)\(", a)
     return int(m.group(1), 0) if m else 0
+
+
+def add_offset(i, held):
+    """(source, offset) of riscv's and powerpc's ADD or ADDI rD, rS, X: an
+    immediate X, or an index at an unknown offset (None) from whichever
+    source holds an address."""
+    if i.mnem in ("add", "addi") and len(i.args) == 3:
+        if re.fullmatch(r"-?(?:0x[0-9a-f]+|\d+)", i.args[2]):
+            return reg(i.args[1]), int(i.args[2], 0)
+        return next((r for r in map(reg, i.args[1:]) if r in held), None), None
+    return None, 0

@@ -5,13 +5,9 @@ import re
 
 from .access import accesses
 from .arch import MODULES
-from .disasm import RETURN_THUNKS, TRAPS, matches, reg
+from .disasm import EXIT, RETURN_THUNKS, TRAPS, matches, reg
 from .rules import rules
 
-EXIT = -1
-FLAG_SETTERS = re.compile(r"cmp|cmn|tst|ccmp|ccmn|(?:add|sub|and|bic|neg|adc|sbc|ngc)s")
-INVERSE = dict(zip("eq ne cs cc hs lo mi pl vs vc hi ls ge lt gt le".split(),
-                   "ne eq cc cs lo hs pl mi vc vs ls hi lt ge le gt".split()))
 
 
 class Func:
@@ -82,7 +78,7 @@ class Func:
         failed) before anything else writes it, None if there is none:
         arm64 CBNZ/CBZ or TBNZ/TBZ of bit 0, riscv BNEZ/BEQZ or BNE/BEQ
         against zero; powerpc's stcx. sets CR0 (EQ: stored), BNE/BEQ on it."""
-        st = "cr0" if self.arch == "ppc64le" else reg(self.insns[k].args[0])
+        st = self.M.STATUS_REG or reg(self.insns[k].args[0])
         for j in range(k + 1, len(self.insns)):
             i = self.insns[j]
             ops = [reg(a) for a in i.args[:-1]]
@@ -147,78 +143,11 @@ class Func:
         return loops, sorted(inside.items())
 
 
-# s390 branch conditions: the condition codes each extended mnemonic takes
-# (mask bits 8, 4, 2, 1 are CC 0, 1, 2, 3), and instructions that leave the
-# condition code as it was.
-S390_CC = {"o": 1, "h": 2, "p": 2, "nle": 3, "l": 4, "m": 4, "nhe": 5, "lh": 6,
-           "ne": 7, "nz": 7, "e": 8, "z": 8, "nlh": 9, "he": 10, "nl": 11, "nm": 11,
-           "le": 12, "nh": 13, "np": 13, "no": 14}
-S390_CC_KEPT = re.compile(r"l|lg|lgf|llgf|llgc|llgh|llc|llh|lh|lgh|lr|lgr|lgfr|llgfr|llcr|llgcr|"
-                          r"llhr|llghr|lhi|lghi|lgfi|llilf|iilf|iihf|la|lay|larl|lrl|lgrl|st|sty|"
-                          r"stg|stc|sth|stmg|lmg|rll|rllg|risbgn|sll|sllg|srl|srlg|sllk|srlk|"
-                          r"nopr?|j|jg|bcr 0,.*")
-
-
 def find_cc(f, stop):
-    """f.find([0], stop=stop), but on s390 a path whose branches contradict
-    each other on the condition code is not one (clang tests it twice:
-    'cr; jlh out; ...; out: je skip; bcr 14,0')."""
-    if f.arch != "s390x":
-        return f.find([0], stop=stop)
-    every = frozenset(range(4))
-    start = (0, every, ())
-    parent, todo = {start: None}, [start]
-    while todo:
-        state = todo.pop()
-        k, cc, ipm = state
-        if k == EXIT:
-            path = []
-            while state:
-                path.append(state[0])
-                state = parent[state]
-            return path[::-1]
-        if stop(k):
-            continue
-        i = f.insns[k]
-        m = re.fullmatch(r"jg?(\w+)", i.mnem) if i.target is not None else \
-            re.fullmatch(r"b(\w+)r", i.mnem) if f.is_("cond_ret", k) else None
-        mask = S390_CC.get(m.group(1)) if m else None
-        # IPM copies the condition code into a register (bits 34-35), and
-        # TMLH of those bits (0x3000) gives CC 0, 1 or 3 for CC 0, 1-2 or 3.
-        nipm = tuple((r, v) for r, v in ipm if r not in i.dest)
-        if i.mnem == "ipm" and i.dest:
-            nipm += ((i.dest[0], cc),)
-        for s_ in f.succ(k):
-            ncc = cc
-            if mask is not None:
-                taken = s_ == EXIT if i.target is None else \
-                    s_ == f.at.get(i.target) and s_ != k + 1
-                ncc = frozenset(c for c in cc if bool(mask & (8 >> c)) == taken)
-                if not ncc:
-                    continue
-            elif i.mnem == "tmlh" and len(i.args) == 2 and reg(i.args[0]) in dict(ipm) and \
-                    int(i.args[1], 0) == 0x3000:
-                ncc = frozenset({0: 0, 1: 1, 2: 1, 3: 3}[c] for c in dict(ipm)[reg(i.args[0])])
-            elif not S390_CC_KEPT.fullmatch(i.mnem) and not re.fullmatch(r"c\w*j\w*|ipm", i.mnem):
-                ncc = every
-            nxt = (s_, ncc, nipm)
-            if nxt not in parent:
-                parent[nxt] = state
-                todo.append(nxt)
-    return None
-
-
-FLAG_READERS = {"x86_64": r"cmov\w+|set\w+|adc\w*|sbb\w*",
-                "arm64": r"cs\w+|cset\w*|cinc|cinv|cneg|ccm[pn]|adc\w*|sbc\w*",
-                "s390x": r"loc\w*|ipm|alc\w*|slb\w*|sel\w*",
-                "riscv64": r"(?!)",        # no flags: a branch compares registers
-                "ppc64le": r"isel\w*|mfcr|mfocrf"}
-# Instructions that only write their destination: riscv's every one.
-MOVES = {"x86_64": r"mov\w*|lea\w*|pop\w*",
-         "riscv64": r".*",
-         "ppc64le": r"(?!cmp)\w+",         # all but compares and dot forms (CR0)
-         "arm64": r"mov\w*|ld\w+|adrp?",
-         "s390x": r"l|lg|lgf|llgf|lr|lgr|lgfr|llgfr|lhi|lghi|lgfi|llc|llgc|llh|llgh|lh|lgh|larl|lrl|lgrl|ly|la|lay|llill|llilf|iihf|iilf"}
+    """f.find([0], stop=stop), but where the architecture follows the
+    condition code (s390x's cc_path()), a path whose branches contradict
+    each other on it is not one."""
+    return f.M.cc_path(f, stop) if f.M.cc_path else f.find([0], stop=stop)
 
 
 def conditional_branch(f, k):
@@ -231,14 +160,14 @@ def taint(f, sources):
     value derived from what the instructions at sources loaded; linear,
     which is exact for the straight-line cases worries.c holds."""
     bad, out = set(), []
-    readers = re.compile(f"(?:{FLAG_READERS[f.arch]})")
-    moves = re.compile(f"(?:{MOVES[f.arch]})")
+    readers = re.compile(f"(?:{f.M.FLAG_READERS})")
+    moves = re.compile(f"(?:{f.M.MOVES})")
     for k, i in enumerate(f.insns):
         out.append(set(bad))
         def regs(args):
             return {reg(x) for a in args for x in re.split(r"[(),\[\]\s#]+", a) if reg(x)}
         # A move's sources are its operands but the destination (x86: the last).
-        srcs = regs(i.args[:-1] if f.arch == "x86_64" else i.args[1:]) \
+        srcs = regs(i.args[:-1] if f.M.DEST_LAST else i.args[1:]) \
             if moves.fullmatch(i.mnem) else regs(i.args)
         if i.acc and i.acc.kind == "load":
             srcs = set()      # an address register is not the loaded value

@@ -46,29 +46,8 @@ def check_rule(f, rule):
     every = paths(f)
     if not every:
         return "no path returns"
-    if name in ("loads", "stores") and args[0].startswith("*"):
-        # *X+off: the location at the value loaded from X, plus off.
-        x, _, off = args[0][1:].partition("+")
-        t = taint(f, {k for k in range(len(f.insns)) if loads(f, k, x)})
-
-        def pick(f, k, _, may=True):
-            i = f.insns[k]
-            if not i.acc or i.acc.loc or i.acc.may or i.acc.stack or \
-                    (i.acc.kind == "store") != (name == "stores"):
-                return False
-            m = next(a for a in i.args if f.M.is_mem(f.A, a, i))
-            return f.M.mem_base(m) in t[k] and f.M.disp(m) == int(off or "0", 0)
-    elif name in ("loads", "stores"):
-        pick = loads if name == "loads" else stores
     if name in ("loads", "stores"):
-        # "=N" counts the accesses certainly to X, and a path with one that
-        # only may be (a selected address) fails; "<=N" counts both.
-        counts = sorted({(sum(1 for k in p if pick(f, k, args[0], False)),
-                          sum(1 for k in p if pick(f, k, args[0]))) for p in every})
-        ok = all(d == n == m for d, m in counts) if cmp == "=" else \
-            all(m <= n for d, m in counts)
-        return None if ok else f"{name} of {args[0]} per path: " \
-            f"{sorted({m for d, m in counts})}, want {cmp}{n}"
+        return count_rule(f, name, args[0], cmp, n, every)
     if name == "width":
         ws = sorted({f.insns[k].acc.width for k in range(len(f.insns)) if at(f, k, args[0])})
         return None if ws == [n] or (ws and all(w == n for w in ws)) else \
@@ -98,6 +77,39 @@ def check_rule(f, rule):
         if direct:
             return f"loads {y} directly ('{direct[0].text}'), not through the value of {x}"
         return None if via else f"no load through the value loaded from {x}"
+    return dep_rule(f, name, y, x, t, every)
+
+
+def count_rule(f, name, loc, cmp, n, every):
+    """loads(LOC) or stores(LOC) =N or <=N on every path: "=N" counts the
+    accesses certainly to LOC, and a path with one that only may be (a
+    selected address) fails; "<=N" counts both."""
+    if loc.startswith("*"):
+        # *X+off: the location at the value loaded from X, plus off.
+        x, _, off = loc[1:].partition("+")
+        t = taint(f, {k for k in range(len(f.insns)) if loads(f, k, x)})
+
+        def pick(f, k, _, may=True):
+            i = f.insns[k]
+            if not i.acc or i.acc.loc or i.acc.may or i.acc.stack or \
+                    (i.acc.kind == "store") != (name == "stores"):
+                return False
+            m = next(a for a in i.args if f.M.is_mem(f.A, a, i))
+            return f.M.mem_base(m) in t[k] and f.M.disp(m) == int(off or "0", 0)
+    else:
+        pick = loads if name == "loads" else stores
+    counts = sorted({(sum(1 for k in p if pick(f, k, loc, False)),
+                      sum(1 for k in p if pick(f, k, loc))) for p in every})
+    ok = all(d == n == m for d, m in counts) if cmp == "=" else \
+        all(m <= n for d, m in counts)
+    return None if ok else f"{name} of {loc} per path: " \
+        f"{sorted({m for d, m in counts})}, want {cmp}{n}"
+
+
+def dep_rule(f, name, y, x, t, every):
+    """store_after_load(Y, X), ctrl(Y, X), ctrl_or_data(Y, X): on every
+    path the store to Y comes after the load of X (t: what that load
+    taints), behind a branch on its value, or stores it."""
     for p in every:
         seen_load = seen_branch = False
         for k in p:

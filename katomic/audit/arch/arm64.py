@@ -72,3 +72,61 @@ def dests(A, i, mn):
     if mn.startswith("cas"):
         out = [reg(i.args[0])]
     return [r for r in out if r]
+
+
+# Address tracking (access.py's accesses()): ADRP, ADD and ADR of a symbol,
+# a register copy, CSEL between two addresses held, and ADD's offset.
+COPIES = ("mov",)
+
+
+def got_load(i):
+    return False
+
+
+def reloc_addend(i, a, off, nxt):
+    return a
+
+
+def toc_slot(i):
+    return False
+
+
+def forms_addr(i, loc):
+    return i.mnem in ("adrp", "add", "adr") and loc
+
+
+def select_srcs(i):
+    return [reg(a) for a in i.args[1:3]] if i.mnem == "csel" else None
+
+
+def address_offset(i, held):
+    """ADD xD, xS, #imm."""
+    if i.mnem == "add" and len(i.args) == 3 and i.args[2].startswith("#"):
+        return reg(i.args[1]), int(i.args[2][1:], 0)
+    return None, 0
+
+
+# What taint() follows from a loaded value: instructions that read the
+# flags, and those that only write their destination.
+FLAG_READERS = r"cs\w+|cset\w*|cinc|cinv|cneg|ccm[pn]|adc\w*|sbc\w*"
+MOVES = r"mov\w*|ld\w+|adrp?"
+# The register a store-exclusive's status goes to: None, its first operand.
+STATUS_REG = None
+# AT&T syntax: the destination is the last operand.
+DEST_LAST = False
+# Where the condition code decides the paths: s390x.py.
+cc_path = None
+
+
+# The ordering check follows what the paths decided (ordering.py): arm64
+# with the instructions that set the flags, the conditions a b.cond reads
+# (each with its inverse), and the constants a MOV puts in a register, so
+# that clang's "mov w8, #1; cbnz w8, <dmb>" and a b.ne repeated after an
+# LL/SC loop are not read as ways around a barrier.
+FLAG_SETTERS = re.compile(r"cmp|cmn|tst|ccmp|ccmn|(?:add|sub|and|bic|neg|adc|sbc|ngc)s")
+INVERSE = dict(zip("eq ne cs cc hs lo mi pl vs vc hi ls ge lt gt le".split(),
+                   "ne eq cc cs lo hs pl mi vc vs ls hi lt ge le gt".split()))
+VALUES = False
+FULL_PAIR = None
+# The condition register's fields, which the compares set: ppc64le.py.
+cr_step = None

@@ -3,7 +3,7 @@
 
 import re
 
-from ..disasm import base_reg, displacement, matches, reg
+from ..disasm import add_offset, base_reg, displacement, matches, reg
 
 # RISC-V AMOs (Zabha's .b and .h, Zacas's amocas too), and FENCE's
 # predecessor and successor sets as objdump prints them, in the order iorw
@@ -75,3 +75,60 @@ def dests(A, i, mn):
     if re.fullmatch(r"s[bhwd]|b\w+|jr?|ret|fence\S*|prefetch\.\w|cbo\.\w+", mn):
         return []
     return [r for r in [reg(i.args[0])] if r]
+
+
+# Address tracking (access.py's accesses()): AUIPC and LUI of a symbol or
+# of its GOT slot (GOT_HI20), LD of the slot, a register copy, and ADD's
+# (objdump: add for addi too) offset, or an index at an unknown offset.
+COPIES = ("mv",)
+
+
+def got_load(i):
+    return i.mnem == "ld"
+
+
+def reloc_addend(i, a, off, nxt):
+    return a
+
+
+def toc_slot(i):
+    return False
+
+
+def forms_addr(i, loc):
+    return i.mnem in ("auipc", "lui") and loc
+
+
+def select_srcs(i):
+    return None
+
+
+def address_offset(i, held):
+    return add_offset(i, held)
+
+
+# What taint() follows from a loaded value: instructions that read the
+# flags, and those that only write their destination.
+FLAG_READERS = r"(?!)"        # no flags: a branch compares registers
+MOVES = r".*"
+# The register a store-exclusive's status goes to: None, its first operand.
+STATUS_REG = None
+# AT&T syntax: the destination is the last operand.
+DEST_LAST = False
+# Where the condition code decides the paths: s390x.py.
+cc_path = None
+
+
+# The ordering check follows the flags (arm64.py) or the compared values
+# (riscv64.py, ppc64le.py) of a path; a fence and an acquire AMO as a pair
+# that is a full barrier: riscv64.py.
+FLAG_SETTERS = None
+VALUES = True
+FULL_PAIR = (
+    # FENCE rw,w (or stronger) just before an AMO.aq, as GCC 12 writes a
+    # seq_cst AMO: the fence orders every earlier access before the AMO, a
+    # store, and .aq the AMO before every later one (RVWMO), so the access
+    # needs no barrier after it: (the AMO's mnemonic, the fence's text).
+    rf"{RV_AMO}\.aq", rf"fence {RV_RW},i?o?r?w")
+# The condition register's fields, which the compares set: ppc64le.py.
+cr_step = None

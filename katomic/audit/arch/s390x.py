@@ -3,7 +3,7 @@
 
 import re
 
-from ..disasm import base_reg, displacement, matches, reg
+from ..disasm import EXIT, base_reg, displacement, matches, reg
 
 RULES = {
     "model": "tso",
@@ -72,3 +72,117 @@ def dests(A, i, mn):
             not mn.startswith(("cs", "cds")):
         return []
     return [r for r in [reg(i.args[0])] if r]
+
+
+# Address tracking (access.py's accesses()): a load of a GOT slot, LARL of a
+# symbol or of its GOT entry (@GOTENT), and LGRL of its GOT slot (modules
+# are -fPIC), a register copy, and LA's offset to an address held.
+COPIES = ("lgr", "lr")
+
+
+def got_load(i):
+    return bool(re.fullmatch(r"lg|locg\w*", i.mnem))
+
+
+def reloc_addend(i, a, off, nxt):
+    """PC-relative fields count from this instruction."""
+    return a + i.addr - off if re.search(r"DBL|GOTENT", i.relocs[0][1]) else a
+
+
+def toc_slot(i):
+    return False
+
+
+def forms_addr(i, loc):
+    return i.mnem == "larl" or (i.mnem == "lgrl" and i.relocs and "GOT" in i.relocs[0][1])
+
+
+def select_srcs(i):
+    return None
+
+
+def address_offset(i, held):
+    """LA rD, imm(rS): the statics behind a section anchor."""
+    if i.mnem in ("la", "lay"):
+        return mem_base(i.args[1]), disp(i.args[1])
+    return None, 0
+
+
+# What taint() follows from a loaded value: instructions that read the
+# flags, and those that only write their destination.
+FLAG_READERS = r"loc\w*|ipm|alc\w*|slb\w*|sel\w*"
+MOVES = (r"l|lg|lgf|llgf|lr|lgr|lgfr|llgfr|lhi|lghi|lgfi|llc|llgc|llh|llgh|lh|lgh|larl|lrl|lgrl|"
+         r"ly|la|lay|llill|llilf|iihf|iilf")
+# The register a store-exclusive's status goes to: None, its first operand.
+STATUS_REG = None
+# AT&T syntax: the destination is the last operand.
+DEST_LAST = False
+
+
+# s390 branch conditions: the condition codes each extended mnemonic takes
+# (mask bits 8, 4, 2, 1 are CC 0, 1, 2, 3), and instructions that leave the
+# condition code as it was.
+CC_MASKS = {"o": 1, "h": 2, "p": 2, "nle": 3, "l": 4, "m": 4, "nhe": 5, "lh": 6,
+           "ne": 7, "nz": 7, "e": 8, "z": 8, "nlh": 9, "he": 10, "nl": 11, "nm": 11,
+           "le": 12, "nh": 13, "np": 13, "no": 14}
+CC_KEPT = re.compile(r"l|lg|lgf|llgf|llgc|llgh|llc|llh|lh|lgh|lr|lgr|lgfr|llgfr|llcr|llgcr|"
+                          r"llhr|llghr|lhi|lghi|lgfi|llilf|iilf|iihf|la|lay|larl|lrl|lgrl|st|sty|"
+                          r"stg|stc|sth|stmg|lmg|rll|rllg|risbgn|sll|sllg|srl|srlg|sllk|srlk|"
+                          r"nopr?|j|jg|bcr 0,.*")
+
+
+def cc_path(f, stop):
+    """f.find([0], stop=stop), but a path whose branches contradict each
+    other on the condition code is not one (clang tests it twice: 'cr; jlh
+    out; ...; out: je skip; bcr 14,0')."""
+    every = frozenset(range(4))
+    start = (0, every, ())
+    parent, todo = {start: None}, [start]
+    while todo:
+        state = todo.pop()
+        k, cc, ipm = state
+        if k == EXIT:
+            path = []
+            while state:
+                path.append(state[0])
+                state = parent[state]
+            return path[::-1]
+        if stop(k):
+            continue
+        i = f.insns[k]
+        m = re.fullmatch(r"jg?(\w+)", i.mnem) if i.target is not None else \
+            re.fullmatch(r"b(\w+)r", i.mnem) if f.is_("cond_ret", k) else None
+        mask = CC_MASKS.get(m.group(1)) if m else None
+        # IPM copies the condition code into a register (bits 34-35), and
+        # TMLH of those bits (0x3000) gives CC 0, 1 or 3 for CC 0, 1-2 or 3.
+        nipm = tuple((r, v) for r, v in ipm if r not in i.dest)
+        if i.mnem == "ipm" and i.dest:
+            nipm += ((i.dest[0], cc),)
+        for s_ in f.succ(k):
+            ncc = cc
+            if mask is not None:
+                taken = s_ == EXIT if i.target is None else \
+                    s_ == f.at.get(i.target) and s_ != k + 1
+                ncc = frozenset(c for c in cc if bool(mask & (8 >> c)) == taken)
+                if not ncc:
+                    continue
+            elif i.mnem == "tmlh" and len(i.args) == 2 and reg(i.args[0]) in dict(ipm) and \
+                    int(i.args[1], 0) == 0x3000:
+                ncc = frozenset({0: 0, 1: 1, 2: 1, 3: 3}[c] for c in dict(ipm)[reg(i.args[0])])
+            elif not CC_KEPT.fullmatch(i.mnem) and not re.fullmatch(r"c\w*j\w*|ipm", i.mnem):
+                ncc = every
+            nxt = (s_, ncc, nipm)
+            if nxt not in parent:
+                parent[nxt] = state
+                todo.append(nxt)
+    return None
+
+
+# The ordering check follows the flags (arm64.py) or the compared values
+# (riscv64.py, ppc64le.py) of a path; a fence and an acquire AMO as a pair
+# that is a full barrier: riscv64.py.
+FLAG_SETTERS = None
+VALUES = False
+FULL_PAIR = None
+# The condition register's fields, which the compares set: ppc64le.py.
+cr_step = None

@@ -75,3 +75,56 @@ def dests(A, i, mn):
     if mn.startswith(("xchg", "xadd", "cmpxchg")):
         out += [reg(a) for a in i.args if a.startswith("%")] + ["a"]
     return [r for r in out if r]
+
+
+# Address tracking (access.py's accesses()): LEA or a MOV of an immediate
+# address, a register copy, and CMOV between two addresses held.
+COPIES = ("mov", "movq")
+
+
+def got_load(i):
+    return False
+
+
+def reloc_addend(i, a, off, nxt):
+    """PC-relative fields count from the next instruction."""
+    return a + nxt - off if re.search(r"PC32$", i.relocs[0][1]) else a
+
+
+def toc_slot(i):
+    return False
+
+
+def forms_addr(i, loc):
+    return loc and (i.mnem.startswith("lea") or i.args[0].startswith("$"))
+
+
+def select_srcs(i):
+    """CMOV: its source, and the destination it may keep."""
+    return [reg(a) for a in i.args[:1]] + i.dest if i.mnem.startswith("cmov") else None
+
+
+def address_offset(i, held):
+    return None, 0
+
+
+# What taint() follows from a loaded value: instructions that read the
+# flags, and those that only write their destination.
+FLAG_READERS = r"cmov\w+|set\w+|adc\w*|sbb\w*"
+MOVES = r"mov\w*|lea\w*|pop\w*"
+# The register a store-exclusive's status goes to: None, its first operand.
+STATUS_REG = None
+# AT&T syntax: the destination is the last operand.
+DEST_LAST = True
+# Where the condition code decides the paths: s390x.py.
+cc_path = None
+
+
+# The ordering check follows the flags (arm64.py) or the compared values
+# (riscv64.py, ppc64le.py) of a path; a fence and an acquire AMO as a pair
+# that is a full barrier: riscv64.py.
+FLAG_SETTERS = None
+VALUES = False
+FULL_PAIR = None
+# The condition register's fields, which the compares set: ppc64le.py.
+cr_step = None

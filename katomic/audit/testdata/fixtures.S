@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Hand-written inputs for 'python3 -m katomic.audit --selftest': for every rule of the
- * machine-code audit, code that breaks it (which the audit must flag) and
- * code that keeps it (which it must pass). The expectations are SELFTEST in
- * katomic/audit/selftest.py. The w_* symbols are left undefined: only their
+ * Hand-written inputs for 'python3 -m katomic.audit --selftest': for every
+ * rule of the machine-code audit, code that breaks it (which the audit must
+ * flag) and code that keeps it (which it must pass), as expected.tsv next
+ * to this file says. The w_* symbols are left undefined: only their
  * relocations matter.
  */
 	.text
