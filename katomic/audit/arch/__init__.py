@@ -1,9 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
-"""One module per architecture: RULES, its barriers and accesses as data
-(katomic/audit/rules.py says what each entry means), and how its
-instructions access memory: width(), is_mem(), mem_base(), disp(),
-access_kind() and dests(). A new architecture is a module here, listed
-below, and a row of scripts/arches.tsv."""
+"""All that the audit knows of an architecture, a module each:
+
+RULES          which instructions are atomic, full barriers, acquires,
+               releases, exclusives, returns, jumps, calls, branches;
+               katomic/audit/rules.py says what each entry means
+width(), is_mem(), mem_base(), disp(), access_kind(), dests()
+               how an instruction accesses memory and what it writes
+got_load(), reloc_addend(), toc_slot(), forms_addr(), select_srcs(),
+COPIES, address_offset()
+               how a register comes to hold a global's address
+FLAG_READERS, MOVES, DEST_LAST, STATUS_REG
+               what taint() follows, where a store-exclusive's status goes
+cc_path, FLAG_SETTERS, INVERSE, VALUES, FULL_PAIR, cr_step
+               what a path's condition code, flags or compared values
+               decide (None or False where the architecture needs none)
+
+A new architecture is a module here, listed below, a row of
+scripts/arches.tsv and fixtures in testdata/."""
 
 from . import arm64, ppc64le, riscv64, s390x, x86_64
 
