@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the katomic package
 from katomic.arches import arches  # noqa: E402
 from katomic.audit.disasm import run  # noqa: E402
+from katomic.audit.herd import Unknown  # noqa: E402
 from katomic.audit.selftest import SELFTEST, SELFTEST_ARCH, TESTDATA  # noqa: E402
 import litmus_arch as la  # noqa: E402
 
@@ -227,7 +228,7 @@ def run_arch(arch, herd7, tmp):
         for label, funcs in codes:
             try:
                 code = la.ARCHES[arch]["thread"](funcs[fn])
-            except la.Unknown as e:
+            except Unknown as e:
                 row["error"] = f"untranslated: {e}"
                 break
             for shape in SHAPES[check.rstrip("?")]:

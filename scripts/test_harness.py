@@ -31,6 +31,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # the katomic package
 from katomic import arches  # noqa: E402
 from katomic.audit import disasm  # noqa: E402
+from katomic.audit.arch import arm64, ppc64le, riscv64, x86_64  # noqa: E402
+from katomic.audit.herd import Unknown  # noqa: E402
 import litmus  # noqa: E402
 import litmus_arch  # noqa: E402
 import litmus_fixtures  # noqa: E402
@@ -843,47 +845,47 @@ class LitmusArch(unittest.TestCase):
                      (8, "cmp", "x0, x4", None), (12, "ret", "", None),
                      (16, "ldxr", "x4, [x2]", None), (20, "cbnz", "w6, 10", 16),
                      (24, "b", "", 8))
-        out = litmus_arch.a64_thread(code)
+        out = arm64.a64_thread(code)
         self.assertEqual(out, ["B L10", "L10:", "LDXR X4,[X2]", "CBNZ W6,L10", "B L8",
                                "L8:", "CMP X0,X4"])
         self.assertNotIn("CASAL X4,X5,[X2]", out)
 
     def test_arm64(self):
-        one = lambda m, o: litmus_arch.a64_insn(insns((0, m, o, None))[0], {})  # noqa: E731
+        one = lambda m, o: arm64.a64_insn(insns((0, m, o, None))[0], {})  # noqa: E731
         self.assertEqual(one("mov", "x0, #0xfffffffffffffffe"), "MOV X0,#-2")
         self.assertEqual(one("and", "w1, w1, #0xffffff00"), "AND W1,W1,#-256")
         self.assertEqual(one("cmn", "w8, #0x1"), "ADDS WZR,W8,#1")
         for m in ("ldar", "stlr", "ldaxrb", "stlxrh", "ldr", "casal", "swpalb", "ldclrl", "stadd"):
-            self.assertTrue(litmus_arch.A64_KNOWN.fullmatch(m), m)
+            self.assertTrue(arm64.A64_KNOWN.fullmatch(m), m)
         self.assertIsNone(one("prfm", "pstl1strm, [x1]"))
-        with self.assertRaisesRegex(litmus_arch.Unknown, "stack"):
+        with self.assertRaisesRegex(Unknown, "stack"):
             one("str", "x0, [sp, #8]")
-        with self.assertRaisesRegex(litmus_arch.Unknown, "ccmp, which the translator"):
+        with self.assertRaisesRegex(Unknown, "ccmp, which the translator"):
             one("ccmp", "x0, x1, #0x0, ne")
-        with self.assertRaisesRegex(litmus_arch.Unknown, "operand"):
+        with self.assertRaisesRegex(Unknown, "operand"):
             one("add", "x0, x1, x2, uxtw #2")
 
     def test_weakened(self):
         """The self-test takes out P0's barriers, not P1's."""
         text = ("AArch64 T\n{\n}\nP0               | P1      ;\nLDADDAL W0,W0,[X2] | DMB ISH ;\n"
                 "DMB ISH          | STLR W1,[X0] ;\nLDAXR W1,[X2]    | NOP     ;\nexists (x=1)\n")
-        w = litmus_arch.weakened(text, litmus_arch.A64_WEAKEN)
+        w = litmus_arch.weakened(text, arm64.WEAKEN)
         self.assertTrue(w.startswith("AArch64 T.weak\n"))
         self.assertIn("LDADD W0,W0,[X2] ", w)
         self.assertIn("NOP              | STLR W1,[X0] ;", w)
         self.assertIn("LDXR W1,[X2]", w)
         self.assertIn("| DMB ISH ;", w)
         rv = litmus_arch.weakened("RISCV T\nP0 | P1 ;\namoadd.w.aqrl a5,a4,(a1) | fence rw,rw ;\n"
-                                  "fence rw,rw | nop ;\n", litmus_arch.RV_WEAKEN)
+                                  "fence rw,rw | nop ;\n", riscv64.WEAKEN)
         self.assertIn("amoadd.w a5,a4,(a1)", rv)
         self.assertIn("nop", rv.split("\n")[3])
         self.assertIn("| fence rw,rw ;", rv)
 
     def test_x86(self):
-        one = lambda m, o, live=False: litmus_arch.x86_insn(  # noqa: E731
+        one = lambda m, o, live=False: x86_64.x86_insn(  # noqa: E731
             insns((0, m, o, None))[0], {}, "Lx0", live)
         self.assertEqual(one("lock addl", "$0x0,-0x4(%rsp)"), ["mfence"])    # smp_mb()
-        with self.assertRaisesRegex(litmus_arch.Unknown, "stack"):
+        with self.assertRaisesRegex(Unknown, "stack"):
             one("lock cmpxchg", "%ecx,0x8(%rsp)")
         self.assertEqual(one("lock subl", "$0x1,(%rdx)"), ["lock addl $-1,(%rdx)"])
         self.assertEqual(one("movl", "$0x1,(%rdi)"), ["movl $1,(%rdi)"])
@@ -917,65 +919,65 @@ class LitmusArch(unittest.TestCase):
             "addl $1,%r14d", "lock cmpxchgl (%rdx),%r14d", "jne Lx0", "movq %r13,%rax",
             "movq %r14,%r15", "shl $32,%r15"])
         self.assertEqual(one("lock addq", "$0x1,(%rdx)", True), ["lock addq $1,(%rdx)"])
-        with self.assertRaisesRegex(litmus_arch.Unknown, "needs"):
+        with self.assertRaisesRegex(Unknown, "needs"):
             one("lock xadd", "%eax,(%rax)")
         # Unlocked (the audit's fixture full_no_fence): a plain read, then
         # a plain write, the old value in the register.
         self.assertEqual(one("xadd", "%eax,(%rdi)"), [
             "movq %rax,%r15", "movl (%rdi),%r14d", "addl %r14d,%r15d", "movl %r15d,(%rdi)",
             "movl %r14d,%eax"])
-        with self.assertRaisesRegex(litmus_arch.Unknown, "flags of an unlocked xadd"):
+        with self.assertRaisesRegex(Unknown, "flags of an unlocked xadd"):
             one("xadd", "%eax,(%rdi)", True)
-        with self.assertRaisesRegex(litmus_arch.Unknown, "without flags"):
+        with self.assertRaisesRegex(Unknown, "without flags"):
             one("lea", "0x1(%rax),%edi", True)
         for m, o in (("sbb", "%eax,%eax"), ("lock btsl", "$0x1,(%rdi)")):
-            with self.assertRaisesRegex(litmus_arch.Unknown, "which the translator"):
+            with self.assertRaisesRegex(Unknown, "which the translator"):
                 one(m, o)
         # xadd: the old value in its register; js: neither equal nor greater.
         code = insns((0, "mov", "$0x1,%eax", None), (5, "lock xadd", "%eax,(%rdi)", None),
                      (9, "js", "11", 17), (11, "movl", "$0x1,(%rsi)", None),
                      (17, "ret", "", None))
-        self.assertEqual(litmus_arch.x86_thread(code), [
+        self.assertEqual(x86_64.x86_thread(code), [
             "movl $1,%eax", "movl %eax,%eax", "movq %rax,%r15", "movq %rax,%r13", "Lx5:",
             "movl (%rdi),%eax", "movq %rax,%r14", "addl %r15d,%r14d",
             "lock cmpxchgl (%rdi),%r14d", "jne Lx5", "movq %rax,%r15", "movq %r13,%rax",
             "movl %r15d,%eax", "movq %r14,%r15", "shl $32,%r15", "jge Lx9", "jmp L11", "Lx9:",
             "movl $1,(%rsi)", "L11:"])
-        with self.assertRaisesRegex(litmus_arch.Unknown, "condition herd7's flags"):
-            litmus_arch.x86_thread(insns((0, "cmp", "%eax,%ecx", None), (2, "ja", "6", 6),
+        with self.assertRaisesRegex(Unknown, "condition herd7's flags"):
+            x86_64.x86_thread(insns((0, "cmp", "%eax,%ecx", None), (2, "ja", "6", 6),
                                          (6, "ret", "", None)))
         # cmpxchg sets ZF alone in herd7: no other condition after it.
-        with self.assertRaisesRegex(litmus_arch.Unknown, "may not have set"):
-            litmus_arch.x86_thread(insns((0, "lock cmpxchg", "%ecx,(%rdi)", None),
+        with self.assertRaisesRegex(Unknown, "may not have set"):
+            x86_64.x86_thread(insns((0, "lock cmpxchg", "%ecx,(%rdi)", None),
                                          (4, "setg", "%al", None), (7, "ret", "", None)))
         # A setcc writes the whole register: only where the rest is zero
         # or unread, %rax counting as cmpxchg's.
         sete = (4, "sete", "%al", None)
-        self.assertEqual(litmus_arch.x86_thread(insns(
+        self.assertEqual(x86_64.x86_thread(insns(
             (0, "xor", "%eax,%eax", None), (2, "lock incl", "(%rdi)", None), sete,
             (7, "mov", "%eax,(%rsi)", None)))[-5:],
             ["movl $1,%eax", "je Lx4", "movl $0,%eax", "Lx4:", "movl %eax,(%rsi)"])
-        self.assertTrue(litmus_arch.x86_thread(insns(
+        self.assertTrue(x86_64.x86_thread(insns(
             (2, "lock incl", "(%rdi)", None), sete, (7, "movzbl", "%al,%eax", None))))
         for code in (((2, "lock incl", "(%rdi)", None), sete, (7, "mov", "%eax,(%rsi)", None)),
                      ((0, "xor", "%eax,%eax", None), (2, "lock cmpxchg", "%ecx,(%rdi)", None),
                       sete, (7, "mov", "%eax,(%rsi)", None)),
                      ((0, "xor", "%al,%al", None), (2, "lock incl", "(%rdi)", None), sete,
                       (7, "mov", "%eax,(%rsi)", None))):
-            with self.assertRaisesRegex(litmus_arch.Unknown, "beyond its byte"):
-                litmus_arch.x86_thread(insns(*code))
+            with self.assertRaisesRegex(Unknown, "beyond its byte"):
+                x86_64.x86_thread(insns(*code))
 
     def test_riscv(self):
-        one = lambda m, o: litmus_arch.rv_insn(insns((0, m, o, None))[0], {})  # noqa: E731
+        one = lambda m, o: riscv64.rv_insn(insns((0, m, o, None))[0], {})  # noqa: E731
         self.assertEqual(one("seqz", "a0,a5"), "slti t6,a5,1\nslti a0,a5,0\nsub a0,t6,a0")
         self.assertEqual(one("add", "a5,a5,-1"), "addi a5,a5,-1")
         self.assertEqual(one("srliw", "a5,a5,0x1f"), "slt a5,a5,zero")
         self.assertIsNone(one("sd", "s1,24(sp)"))
-        with self.assertRaisesRegex(litmus_arch.Unknown, "address of the word"):
+        with self.assertRaisesRegex(Unknown, "address of the word"):
             one("and", "a6,a0,-4")
-        with self.assertRaisesRegex(litmus_arch.Unknown, "does not implement"):
+        with self.assertRaisesRegex(Unknown, "does not implement"):
             one("srl", "a5,a5,a4")
-        with self.assertRaisesRegex(litmus_arch.Unknown, "stack"):
+        with self.assertRaisesRegex(Unknown, "stack"):
             one("sd", "a5,-40(s0)")
 
 
@@ -1013,34 +1015,34 @@ class LitmusArch(unittest.TestCase):
                      (8, "bne-", "0", 0), (12, "isync", "", None),
                      (16, "mfocrf", "r10,128", None), (20, "rlwinm", "r10,r10,3,31,31", None),
                      (24, "blr", "", None))
-        out = litmus_arch.ppc_thread(code)
+        out = ppc64le.ppc_thread(code)
         self.assertEqual(out[:9], ["L0:", "lwarx r9,r0,r3", "stwcx. r4,r0,r3", "bne L0",
                                    "cmpw r9,r9", "bne Lacq0", "Lacq0:", "isync", "mfcr r10"])
         self.assertEqual(out[9:12], ["li r12,2", "and r10,r10,r12", "divw r10,r10,r12"])
         # herd7's PPC has CR0 alone (clang's compare into cr7).
-        with self.assertRaisesRegex(litmus_arch.Unknown, "other than CR0"):
-            litmus_arch.ppc_thread(insns((0, "cmpd", "cr7,r3,r3", None), (4, "blr", "", None)))
+        with self.assertRaisesRegex(Unknown, "other than CR0"):
+            ppc64le.ppc_thread(insns((0, "cmpd", "cr7,r3,r3", None), (4, "blr", "", None)))
         # GCC's rS != 0 (addic's carry), and a mask of a loaded value.
-        out = litmus_arch.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None),
+        out = ppc64le.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None),
                                            (4, "clrrdi", "r10,r9,1", None),
                                            (8, "addic", "r8,r9,-1", None),
                                            (12, "subfe", "r8,r8,r9", None),
                                            (16, "clrrdi", "r7,r4,2", None)) [:4])
         self.assertEqual(out[1:], ["li r12,-2", "and r10,r9,r12", "addi r8,r9,-1",
                                    "mulli r12,r9,-1", "or r12,r12,r9", "rlwinm r8,r12,1,31,31"])
-        with self.assertRaisesRegex(litmus_arch.Unknown, "address of the word"):
-            litmus_arch.ppc_thread(insns((0, "clrrdi", "r7,r4,2", None)))
+        with self.assertRaisesRegex(Unknown, "address of the word"):
+            ppc64le.ppc_thread(insns((0, "clrrdi", "r7,r4,2", None)))
         # Any other carry is herd7's limit, which fails nothing.
         for m, a in (("subfe", "r9,r9,r9"), ("subfic", "r9,r9,0")):
-            with self.assertRaisesRegex(litmus_arch.Unknown, "^a carry") as e:
-                litmus_arch.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None), (4, m, a, None)))
+            with self.assertRaisesRegex(Unknown, "^a carry") as e:
+                ppc64le.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None), (4, m, a, None)))
             self.assertTrue(f"untranslated: {e.exception}".startswith(litmus_arch.LIMITS))
         # GCC's S64_MIN (li -1; clrrdi 63) before the carry: the carry is why.
-        with self.assertRaisesRegex(litmus_arch.Unknown, "^a carry.*subfic"):
-            litmus_arch.ppc_thread(insns((0, "li", "r7,-1", None), (4, "clrrdi", "r7,r7,63", None),
+        with self.assertRaisesRegex(Unknown, "^a carry.*subfic"):
+            ppc64le.ppc_thread(insns((0, "li", "r7,-1", None), (4, "clrrdi", "r7,r7,63", None),
                                          (8, "xor", "r9,r9,r7", None), (12, "subfic", "r9,r9,0", None)))
-        with self.assertRaisesRegex(litmus_arch.Unknown, "mfocrf other than"):
-            litmus_arch.ppc_thread(code[:4] + insns((16, "mfocrf", "r10,128", None),
+        with self.assertRaisesRegex(Unknown, "mfocrf other than"):
+            ppc64le.ppc_thread(code[:4] + insns((16, "mfocrf", "r10,128", None),
                                                     (20, "blr", "", None)))
 
 

@@ -3,6 +3,7 @@
 
 import re
 
+from ..herd import Unknown, signed, thread
 from ..disasm import matches, reg
 
 LSE_OPS = r"(?:ld(?:add|clr|eor|set|smax|smin|umax|umin)|st(?:add|clr|eor|set|smax|smin|umax|umin)|swp|casp?)"
@@ -130,3 +131,72 @@ VALUES = False
 FULL_PAIR = None
 # The condition register's fields, which the compares set: ppc64le.py.
 cr_step = None
+
+
+# The litmus translation: a compiled thread in herd7's AArch64 syntax, for
+# scripts/litmus_arch.py, which runs it under aarch64.cat.
+# arm64: what changes nothing the model sees.
+A64_DROP = re.compile(r"nop|prfm|bti|paciasp|autiasp|pacibsp|autibsp|hint|clrex")
+A64_ARGS = [f"x{n}" for n in range(8)]
+# What herd7's AArch64 reads, of what compilers emit here.
+A64_KNOWN = re.compile(
+    r"ld(a|x|ax)?r[bh]?|ldrs[bhw]|ldapr[bh]?|ld(a?x)?p|st(l|x|lx)?r[bh]?|stl?xp|stp|"
+    r"casp?a?l?[bh]?|swpa?l?[bh]?|ld(add|clr|eor|set)a?l?[bh]?|st(add|clr|eor|set)l?[bh]?|"
+    r"mov[zkn]?|mvn|adds?|subs?|negs?|ands?|orr|orn|eor|eon|bics?|lsl|lsr|asr|ror|"
+    r"[us]xt[bhw]|cmp|cmn|tst|cs(el|inc|inv|neg|et|etm)|cinc|[us]bfm|"
+    r"b(\.\w+)?|cbn?z|tbn?z|ret|dmb|dsb|isb")
+
+
+def a64_operand(op, labels, bits=64):
+    op = op.strip()
+    m = re.fullmatch(r"#(-?0x[0-9a-f]+|-?\d+)", op)
+    if m:
+        return f"#{signed(int(m.group(1), 0), bits)}"
+    m = re.fullmatch(r"\[(\w+)(?:, #(-?0x[0-9a-f]+|-?\d+))?\]", op)
+    if m:
+        if m.group(1) == "sp":
+            raise Unknown(f"a stack access ({op})")
+        off = int(m.group(2), 0) if m.group(2) else 0
+        return f"[{m.group(1).upper()}{f',#{off}' if off else ''}]"
+    if re.fullmatch(r"[wx](\d+|zr)", op):
+        return op.upper()
+    if re.fullmatch(r"eq|ne|lt|le|gt|ge|hi|ls|cs|cc|hs|lo|mi|pl|vs|vc", op):
+        return op.upper()
+    m = re.fullmatch(r"(lsl|lsr|asr) #(\d+)", op)
+    if m:
+        return f"{m.group(1).upper()} #{m.group(2)}"
+    raise Unknown(f"operand '{op}'")
+
+
+def a64_insn(i, labels):
+    """One instruction in herd7's AArch64 syntax, None to drop it."""
+    if A64_DROP.fullmatch(i.mnem):
+        return None
+    if i.mnem == "ret":
+        return "B Lret"
+    if not A64_KNOWN.fullmatch(i.mnem):
+        raise Unknown(f"{i.mnem}, which the translator does not know ({i.text})")
+    if i.extern:
+        raise Unknown(f"a call or jump out of the thread ({i.text})")
+    if i.target is not None:
+        ops = [a64_operand(o, labels) for o in i.args[:-1]]
+        return f"{i.mnem.upper()} {','.join(ops + [labels[i.target]])}"
+    if i.mnem in ("dmb", "dsb"):
+        return f"{i.mnem.upper()} {i.args[0].upper()}"
+    if i.mnem == "cmn":         # herd7 has ADDS, not its alias CMN
+        zr = "WZR" if i.args[0].startswith("w") else "XZR"
+        return f"ADDS {zr},{','.join(a64_operand(o, labels) for o in i.args)}"
+    bits = 32 if i.args and i.args[0].startswith("w") else 64
+    return f"{i.mnem.upper()} {','.join(a64_operand(o, labels, bits) for o in i.args)}".strip()
+
+
+def a64_thread(insns):
+    return thread(insns, a64_insn, "B {}", {"b", "ret"}, "NOP")
+
+
+# The self-test's weakening of P0: every barrier and ordering taken out.
+WEAKEN = [(r"^DMB \w+", "NOP"), (r"^(LD(ADD|CLR|EOR|SET)|CAS|SWP)(AL|A|L)(?=[BH]? )", r"\1"),
+          (r"^(ST(ADD|CLR|EOR|SET))L(?=[BH]? )", r"\1"), (r"^LDA(X?R)", r"LD\1"),
+          (r"^STL(X?R)", r"ST\1")]
+HERD = {"herd": "AArch64", "model": "aarch64.cat", "args": A64_ARGS,
+        "reg": lambda r: r.upper(), "thread": a64_thread, "weaken": WEAKEN}

@@ -3,6 +3,7 @@
 
 import re
 
+from ..herd import Unknown, signed, thread
 from ..disasm import add_offset, base_reg, displacement, matches, reg
 
 # RISC-V AMOs (Zabha's .b and .h, Zacas's amocas too), and FENCE's
@@ -132,3 +133,87 @@ FULL_PAIR = (
     rf"{RV_AMO}\.aq", rf"fence {RV_RW},i?o?r?w")
 # The condition register's fields, which the compares set: ppc64le.py.
 cr_step = None
+
+
+# The litmus translation: a compiled thread in herd7's RISCV syntax, for
+# scripts/litmus_arch.py, which runs it under riscv.cat.
+# riscv: the assembler's aliases herd7 does not read, as the instructions
+# they stand for; the frame pointer's save and restore, which touch only
+# the thread's stack.
+RV_ALIAS = {
+    "bnez": "bne {0},zero,{1}", "beqz": "beq {0},zero,{1}", "bltz": "blt {0},zero,{1}",
+    "bgez": "bge {0},zero,{1}", "blez": "bge zero,{0},{1}", "bgtz": "blt zero,{0},{1}",
+    "bgt": "blt {1},{0},{2}", "ble": "bge {1},{0},{2}", "bgtu": "bltu {1},{0},{2}",
+    "bleu": "bgeu {1},{0},{2}",
+    # herd7 implements neither SLTU nor SLTIU: the same value from SLT,
+    # SLTI and a register the thread does not use ({t}), with no branch
+    # (a branch would add a control dependency the code does not have).
+    "seqz": "slti {t},{1},1\nslti {0},{1},0\nsub {0},{t},{0}",
+    "snez": "slt {t},zero,{1}\nslt {0},{1},zero\nor {0},{0},{t}",
+    "not": "xori {0},{1},-1",
+    "neg": "sub {0},zero,{1}", "negw": "subw {0},zero,{1}", "zext.b": "andi {0},{1},255",
+    "sext.w": "addiw {0},{1},0",
+}
+RV_IMM = {"add": "addi", "addw": "addiw", "and": "andi", "or": "ori", "xor": "xori",
+          "sll": "slli", "srl": "srli", "sra": "srai", "sllw": "slliw", "srlw": "srliw",
+          "sraw": "sraiw", "slt": "slti", "sltu": "sltiu"}
+RV_ARGS = [f"a{n}" for n in range(8)]
+RV_SCRATCH = "t6"
+
+
+def rv_insn(i, labels):
+    """One instruction in herd7's RISC-V syntax, None to drop it."""
+    a = list(i.args)
+    if i.mnem == "nop" or i.mnem.startswith("c.nop"):
+        return None
+    if i.mnem == "ret":
+        return "j Lret"
+    if i.extern:
+        raise Unknown(f"a call or jump out of the thread ({i.text})")
+    # The frame: sp and s0 set up and restored, ra and the callee-saved
+    # registers saved and restored, on the thread's own stack.
+    if i.mnem in ("add", "addi") and a[0] in ("sp", "s0") and a[1] == "sp":
+        return None
+    if re.fullmatch(r"[sl]d", i.mnem) and re.fullmatch(r"ra|s\d+", a[0]) and a[1].endswith("(sp)"):
+        return None
+    if any(x.endswith("(sp)") or x.endswith("(s0)") for x in a):
+        raise Unknown(f"a stack access ({i.text})")
+    if i.target is not None:
+        a[-1] = labels[i.target]
+    elif i.jump is not None:
+        raise Unknown(f"a branch out of the thread ({i.text})")
+    m = i.mnem
+    # The sign bit, which herd7's SRLI and SRLIW (not implemented) would
+    # give only for 64-bit values: SLT against zero.
+    if m in ("srli", "srl", "srliw", "srlw") and re.fullmatch(r"0x\w+|\d+", a[2]) and \
+            int(a[2], 0) == (31 if m.endswith("w") else 63):
+        return f"slt {a[0]},{a[1]},zero"
+    if m in RV_ALIAS:
+        return RV_ALIAS[m].format(*a, t=RV_SCRATCH)
+    # The emulation of 1 and 2-byte ops computes the word's address and
+    # shifts by a register: herd7 has no arithmetic on addresses.
+    if m in ("and", "andi") and a[2] in ("-4", "-8"):
+        raise Unknown(f"the address of the word around a 1 or 2-byte location ({i.text})")
+    if m in ("srl", "sra", "srliw", "sraiw", "srlw", "sraw", "sltu", "sltiu", "srai"):
+        raise Unknown(f"{m}, which herd7 does not implement ({i.text})")
+    if m in RV_IMM and re.fullmatch(r"-?(0x[0-9a-f]+|\d+)", a[-1]):
+        m = RV_IMM[m]
+    if m == "fence" and a == ["iorw", "iorw"]:
+        a = ["rw", "rw"]
+    a = [str(signed(int(x, 0), 64)) if re.fullmatch(r"-?(0x[0-9a-f]+|\d+)", x) else x for x in a]
+    return f"{m} {','.join(a)}".strip()
+
+
+def rv_thread(insns):
+    if any(RV_SCRATCH in i.args for i in insns):
+        raise Unknown(f"{RV_SCRATCH}, the translation's scratch register, in the code")
+    out = thread(insns, rv_insn, "j {}", {"j", "ret", "jr"}, "nop")
+    return [x for s in out for x in s.split("\n")]
+
+
+# The self-test's weakening of P0: every barrier and ordering taken out.
+WEAKEN = [(r"^fence\S* .*", "nop"), (r"^fence\.tso$", "nop"),
+          (r"^(\S+?)\.(aqrl|aq|rl)\b", r"\1")]
+
+HERD = {"herd": "RISCV", "model": "riscv.cat", "args": RV_ARGS,
+        "reg": lambda r: r, "thread": rv_thread, "weaken": WEAKEN}
