@@ -304,6 +304,12 @@ def x86_one(i, labels, label, live):
         if cc not in X86_JUMP_IF:
             raise Unknown(f"{m}, a condition herd7's flags cannot tell ({i.text})")
         return [x.format(t=labels[i.target], n=label) for x in X86_JUMP_IF[cc]]
+    return x86_op(i, label, live)
+
+
+def x86_op(i, label, live):
+    """An instruction but a branch: its operation, size and operands."""
+    m = i.mnem
     args = list(i.args)
     regs = [x86_reg(a) for a in args if a.startswith("%")]
     mm = re.fullmatch(r"(lock )?(xadd|cmpxchg|xchg|add|sub|and|or|xor|inc|dec|mov|cmp|test)"
@@ -315,9 +321,16 @@ def x86_one(i, labels, label, live):
     args = [x86_imm(a, bits) if a.startswith("$") else a for a in args]
     if op == "sub" and args[0].startswith("$"):     # herd7 has no sub
         op, args[0] = "add", f"${-int(args[0][1:])}"
-    sfx = X86_SUFFIX[bits]
+    if lock:
+        return x86_locked(i, label, live, op, args, regs, bits)
+    return x86_plain(i, label, live, op, args, regs, bits)
+
+
+def x86_locked(i, label, live, op, args, regs, bits):
+    """A locked operation, followed by its flags where they are read."""
+    m, sfx = i.mnem, X86_SUFFIX[bits]
     flags = x86_flags("r14", bits) if live else []
-    if op == "xadd" and lock:
+    if op == "xadd":
         reg = x86_reg(args[0])[0]
         add = f"add{sfx} {x86_part('r15', bits)},{x86_part('r14', bits)}"
         return [f"movq %{reg},%r15", *x86_rmw_loop(i, label, bits, [add]),
@@ -325,20 +338,23 @@ def x86_one(i, labels, label, live):
                 f"mov{sfx} {x86_part('r15', bits)},{args[0]}", *flags]
     # The locked ops herd7 lacks, and those whose flags it would get wrong
     # below 64 bits: the cmpxchg loop, then the flags of the new value.
-    if lock and (op in ("and", "or") or
-                 op in ("add", "xor", "inc", "dec") and live and bits < 64):
+    if op in ("and", "or") or op in ("add", "xor", "inc", "dec") and live and bits < 64:
         pre = []
         src = x86_source(args[0], bits, pre) if op not in ("inc", "dec") else \
             {"inc": "$1", "dec": "$-1"}[op]
         compute = f"and {src if src.startswith('$') else '%r15'},%r14" if op == "and" else \
             f"{'add' if op in ('inc', 'dec') else op}{sfx} {src},{x86_part('r14', bits)}"
         return [*pre, *x86_rmw_loop(i, label, bits, [compute]), "movq %r13,%rax", *flags]
-    if op in ("add", "xor", "inc", "dec", "cmpxchg") and lock:
+    if op in ("add", "xor", "inc", "dec", "cmpxchg"):
         if op == "cmpxchg":
             return [f"lock cmpxchg{X86_SUFFIX[regs[0][1]]} {args[1]},{args[0]}"]
         return [f"lock {op}{sfx} {','.join(args)}"]
-    if lock:
-        raise Unknown(f"{m}, which the translator does not know ({i.text})")
+    raise Unknown(f"{m}, which the translator does not know ({i.text})")
+
+
+def x86_plain(i, label, live, op, args, regs, bits):
+    """An operation without LOCK."""
+    m, sfx = i.mnem, X86_SUFFIX[bits]
     if op == "xadd":            # unlocked: a plain read, then a plain write
         if live:
             raise Unknown(f"the flags of an unlocked xadd ({i.text})")
