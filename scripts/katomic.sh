@@ -121,7 +121,7 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   or CONFIG_CC_HAS_CHECKED_ATOMIC_BUILTINS=y: a compiler
                   whose builtins were not checked);
                   where ARCH is this machine's (x86_64), the probes of every
-                  build timed on its CPU in user space (scripts/hwbench.py);
+                  build timed on its CPU in user space (katomic/hwbench.py);
                   writes results/report.{md,json,*.png}. Per architecture
                   a kernel of stock, asm and builtins with each compiler
                   (and arm64's llsc with GCC), six or seven builds, 20-35
@@ -146,23 +146,23 @@ usage: scripts/katomic.sh COMMAND [ARGS]
                   directory) under the kernel's memory model on the tree's
                   litmus tests (tools/memory-model/litmus-tests,
                   Documentation/litmus-tests) and katomic's, which
-                  scripts/litmus.py writes to \$KATOMIC_WORK/litmus (each
+                  katomic/litmus.py writes to \$KATOMIC_WORK/litmus (each
                   primitive in each ordering, in SB, SB-op, MP, R and
                   2+2W), each
                   verdict held against the test's "Result:" line:
                   results/lkmm.{md,json}; lib/atomic_litmus_tests.h, the
                   booted suite's tests, checked to be
-                  scripts/litmus_kunit.py's output on them; then katomic's
+                  katomic/litmus_kunit.py's output on them; then katomic's
                   tests compiled against each built configuration of make
                   test-all on arm64, riscv64, ppc64le and x86_64, both
                   implementations, under the architecture's own model
-                  (scripts/litmus_arch.py): results/CONFIG.litmus.{json,log},
+                  (katomic/litmus_arch.py): results/CONFIG.litmus.{json,log},
                   results/litmus-arch.md; fails if none is built. run does
                   all of it: the LKMM side before the first configuration,
                   the architecture side after each audit; and before the
                   first configuration, the audit's self-test fixtures of
                   those architectures under their models, each judged as
-                  the audit's self-test expects (scripts/litmus_fixtures.py:
+                  the audit's self-test expects (katomic/litmus_fixtures.py:
                   results/litmus-fixtures.{md,json})
   mutate          the architecture side and the audit made to fail: each
                   row of scripts/mutations.tsv weakens one barrier of
@@ -1250,7 +1250,7 @@ cmd_summary() {
 		python3 -m katomic.audit --table "$RESULTS/audit.md" "${audits[@]}"
 		litmus_arch_table "$@"
 	fi
-	python3 "$REPO/scripts/summary.py" "$RESULTS" "$@" || rc=$?
+	python3 -m katomic.summary "$RESULTS" "$@" || rc=$?
 	for m in all more arches; do
 		[ "$*" = "$(cmd_configs ${m/all/} | paste -sd ' ')" ] || continue
 		cp "$RESULTS/summary.md" "$REPO/results/test-$m.md"
@@ -1295,7 +1295,7 @@ report_build() {
 }
 
 # Where ARCH is this machine's own, the report's probe objects timed on its
-# CPU in user space (scripts/hwbench.py): RESULTS/report-hwbench-ARCH.json.
+# CPU in user space (katomic/hwbench.py): RESULTS/report-hwbench-ARCH.json.
 hwbench() {
 	local arch=$1 c v objs=()
 	[ "$(karch "$arch")" = "$(uname -m)" ] || return 0
@@ -1304,9 +1304,9 @@ hwbench() {
 			objs+=("${c:-gcc}-$v=$WORK/probe/$arch-$v${c:+-$c}/atomic_probe.o")
 		done
 	done
-	say "[report] $arch: the probes timed on this machine's CPU (scripts/hwbench.py)"
+	say "[report] $arch: the probes timed on this machine's CPU (katomic/hwbench.py)"
 	rm -f "$RESULTS/report-hwbench-$arch.json"
-	python3 "$REPO/scripts/hwbench.py" "$RESULTS/report-hwbench-$arch.json" "${objs[@]}" ||
+	python3 -m katomic.hwbench "$RESULTS/report-hwbench-$arch.json" "${objs[@]}" ||
 		say "[report] warning: hwbench failed: the report has no hardware timings of $arch"
 }
 
@@ -1379,7 +1379,7 @@ cmd_report() {
 			say "[report] $arch: no compiler offers the builtins: no benchmark boot"
 		fi
 	done
-	python3 "$REPO/scripts/report.py" "$RESULTS" "$TREE" "$WORK" "${list[@]}"
+	python3 -m katomic.report "$RESULTS" "$TREE" "$WORK" "${list[@]}"
 }
 
 # herd7 in $WORK/herdtools7/bin, its models in share/herdtools7/herd, as
@@ -1405,14 +1405,14 @@ herd_build() {
 # katomic's litmus tests on the code of the kernel build of CONFIG: their
 # threads compiled against it on both implementations, as the audit's
 # probes are, translated and run under the architecture's own model
-# (scripts/litmus_arch.py). Writes results/CONFIG.litmus.{json,log}.
+# (katomic/litmus_arch.py). Writes results/CONFIG.litmus.{json,log}.
 # DIR CONFIG OBJ...: katomic's litmus threads ($WORK/litmus) as C in DIR,
 # each OBJ (litmus_asm.o, litmus_builtins.o) compiled on its implementation
 # against CONFIG's kernel build (DIR/build.log).
 litmus_objects() {
 	local dir=$1 c=$2 o
 	shift 2
-	python3 "$REPO/scripts/litmus_arch.py" c "$WORK/litmus" "$dir/litmus_threads.c"
+	python3 -m katomic.litmus_arch c "$WORK/litmus" "$dir/litmus_threads.c"
 	for o in "$@"; do
 		printf '#define ATOMIC_IMPL_%s\n#include "litmus_threads.c"\n' \
 			"$([ "$o" = litmus_builtins.o ] && echo BUILTINS || echo ARCH)" > "$dir/${o%.o}.c"
@@ -1431,7 +1431,7 @@ litmus_arch_one() {
 	# The translated tests stay in the work directory: results/ holds files.
 	# Held against the audit of the same build, which run makes just
 	# before (make lkmm: the last run's, if any).
-	python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.$c.json" \
+	python3 -m katomic.litmus_arch check --cache "$WORK/litmus/herd-cache.$c.json" \
 		--kconfig "$bdir/.config" --tests "$dir/tests" \
 		$([ ! -f "$RESULTS/$c.audit.json" ] || echo --audit "$RESULTS/$c.audit.json") \
 		"$arch" "$(cross "$arch")" "$WORK/herdtools7/bin/herd7" \
@@ -1446,18 +1446,18 @@ litmus_arch_one() {
 has_litmus_arch() {
 	# Not piped into grep -q: its early exit breaks the pipe, and with
 	# pipefail an architecture would drop out at random.
-	audited "$1" && [[ $'\n'$(python3 "$REPO/scripts/litmus_arch.py" --arches)$'\n' == *$'\n'"${1%%-*}"$'\n'* ]]
+	audited "$1" && [[ $'\n'$(python3 -m katomic.litmus_arch --arches)$'\n' == *$'\n'"${1%%-*}"$'\n'* ]]
 }
 
 # The audit's self-test fixtures under the models of the CONFIGs'
-# architectures that have one (scripts/litmus_fixtures.py): herd7 must
+# architectures that have one (katomic/litmus_fixtures.py): herd7 must
 # judge each as the audit's self-test expects. results/litmus-fixtures.*.
 fixtures_herd() {
 	local c sel
 	sel=$(for c in "$@"; do ! has_litmus_arch "$c" || echo "${c%%-*}"; done | sort -u)
 	[ -n "$sel" ] || return 0
 	say "the audit's self-test fixtures under herd7: $(echo $sel)"
-	python3 "$REPO/scripts/litmus_fixtures.py" "$WORK/herdtools7/bin/herd7" \
+	python3 -m katomic.litmus_fixtures "$WORK/herdtools7/bin/herd7" \
 		"$RESULTS/litmus-fixtures.json" $sel 2>&1 | sed 's/^/katomic: /'
 	[ "${PIPESTATUS[0]}" -eq 0 ] ||
 		die "herd7 judges an audit self-test fixture otherwise than the audit's self-test (results/litmus-fixtures.md)"
@@ -1466,20 +1466,20 @@ fixtures_herd() {
 # The LKMM side: katomic's litmus tests written to $WORK/litmus, herd7's
 # verdict under the LKMM on them and on the tree's held against each test's
 # "Result:" (results/lkmm.{md,json}), and the booted suite's tests,
-# lib/atomic_litmus_tests.h, the output of scripts/litmus_kunit.py on them.
+# lib/atomic_litmus_tests.h, the output of katomic/litmus_kunit.py on them.
 lkmm_side() {
 	local bad=0
 	say "herd7 under the LKMM: the tree's litmus tests and katomic's"
-	python3 "$REPO/scripts/litmus.py" "$TREE" "$WORK/litmus" | sed 's/^/katomic: /'
-	python3 "$REPO/scripts/lkmm.py" --macros "$WORK/litmus/katomic.def" \
+	python3 -m katomic.litmus "$TREE" "$WORK/litmus" | sed 's/^/katomic: /'
+	python3 -m katomic.lkmm --macros "$WORK/litmus/katomic.def" \
 		"$WORK/herdtools7/bin/herd7" "$TREE" "$RESULTS/lkmm" \
 		"$TREE"/tools/memory-model/litmus-tests/*.litmus \
 		"$TREE"/Documentation/litmus-tests/*/*.litmus "$WORK"/litmus/*.litmus |
 		sed 's/^/katomic: /'
 	[ "${PIPESTATUS[0]}" -eq 0 ] || bad=1
-	python3 "$REPO/scripts/litmus_kunit.py" "$TREE" "$WORK/litmus" > "$WORK/litmus/kunit.h"
+	python3 -m katomic.litmus_kunit "$TREE" "$WORK/litmus" > "$WORK/litmus/kunit.h"
 	if ! diff -u "$TREE/lib/atomic_litmus_tests.h" "$WORK/litmus/kunit.h" > "$WORK/litmus/kunit.diff"; then
-		say "lib/atomic_litmus_tests.h is not scripts/litmus_kunit.py's output ($WORK/litmus/kunit.diff)"
+		say "lib/atomic_litmus_tests.h is not katomic/litmus_kunit.py's output ($WORK/litmus/kunit.diff)"
 		bad=1
 	else
 		say "lib/atomic_litmus_tests.h: the booted suite's $(grep -c '^	{ "' "$WORK/litmus/kunit.h") litmus tests, generated from these"
@@ -1493,7 +1493,7 @@ litmus_arch_table() {
 	local c files=()
 	for c in "$@"; do [ ! -f "$RESULTS/$c.litmus.json" ] || files+=("$RESULTS/$c.litmus.json"); done
 	[ ${#files[@]} -eq 0 ] ||
-		python3 "$REPO/scripts/litmus_arch.py" summary --series "$(series_id)" "${files[@]}" \
+		python3 -m katomic.litmus_arch summary --series "$(series_id)" "${files[@]}" \
 			> "$RESULTS/litmus-arch.md"
 }
 
@@ -1534,7 +1534,7 @@ cmd_mutate() {
 	cmd_tree
 	herd_build
 	mkdir -p "$RESULTS"
-	python3 "$REPO/scripts/litmus.py" "$TREE" "$WORK/litmus" > /dev/null
+	python3 -m katomic.litmus "$TREE" "$WORK/litmus" > /dev/null
 	printf '%s\n' "# herd7's check and the audit made to fail" "" "Series $(series_id)" "" \
 		"Each row weakens one barrier; the litmus tests the LKMM forbids, compiled with it, must show a violation in the row's code under the architecture's model, and the machine-code audit of the same build must fail some of the code's functions (\`make mutate\`, scripts/mutations.tsv). Judged differently: primitives whose tests ran that one checker passes and the other fails." "" \
 		"| configuration | code | taken away | file | herd7 violations | audit fails | judged differently | result | tests, for example |" \
@@ -1562,15 +1562,14 @@ cmd_mutate() {
 		cp -p "$dir/orig" "$TREE/$file"
 		trap - EXIT
 		say "[$cfg] $code without $why"
-		python3 "$REPO/scripts/litmus_arch.py" check --cache "$WORK/litmus/herd-cache.$cfg.json" \
+		python3 -m katomic.litmus_arch check --cache "$WORK/litmus/herd-cache.$cfg.json" \
 			--kconfig "$bdir/.config" --tests "$dir/tests" "$arch" "$(cross "$arch")" \
 			"$WORK/herdtools7/bin/herd7" "$WORK/litmus" "$dir/out.json" "$dir/litmus_${code%%+*}.o" \
 			> "$dir/check.log" 2>&1 || :	# it fails on a violation, the point here
 		# herd7's violations; the functions of the code the audit fails;
 		# the primitives the two judge differently; some tests that fail.
-		v=$(python3 - "$dir/out.json" "$code" "$dir/mutate-$n.audit.json" "$REPO/scripts" <<-'PY'
+		v=$(python3 - "$dir/out.json" "$code" "$dir/mutate-$n.audit.json" <<-'PY'
 			import json, sys
-			sys.path.insert(0, sys.argv[4])
 			r = json.load(open(sys.argv[1]))
 			impl = sys.argv[2].split("+")[0]
 			bad = sorted(t["test"] for t in r["tests"] if t["code"] == sys.argv[2] and t["violation"])
@@ -1579,7 +1578,7 @@ cmd_mutate() {
 			except OSError:
 			    audit = []
 			fails = sum(a["verdict"] == "fail" for a in audit)
-			import litmus_arch
+			from katomic import litmus_arch
 			tests = [t for t in r["tests"] if t["code"] == sys.argv[2]]
 			split = litmus_arch.agreement(litmus_arch.crosscheck(audit, tests))["disagree"]
 			print(len(bad), fails if audit else "none", len(split),

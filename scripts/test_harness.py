@@ -27,19 +27,12 @@ from pathlib import Path
 from unittest import mock
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # the katomic package
-from katomic import arches  # noqa: E402
+from katomic import (arches, litmus, litmus_arch, litmus_fixtures, litmus_kunit,  # noqa: E402
+                     lkmm, report, report_md, summary)
 from katomic.audit import disasm  # noqa: E402
 from katomic.audit.arch import arm64, ppc64le, riscv64, x86_64  # noqa: E402
 from katomic.audit.herd import Unknown  # noqa: E402
-import litmus  # noqa: E402
-import litmus_arch  # noqa: E402
-import litmus_fixtures  # noqa: E402
-import litmus_kunit  # noqa: E402
-import lkmm  # noqa: E402
-import report  # noqa: E402
-import summary  # noqa: E402
 
 KATOMIC = HERE / "katomic.sh"
 RECORDED = ("s390x", "riscv64", "s390x-builtins-kasan", "s390x-z10", "arm64-builtins-llsc-clang")
@@ -649,7 +642,7 @@ class Configurations(unittest.TestCase):
 
 
 class Lkmm(unittest.TestCase):
-    """scripts/lkmm.py against a herd7 stubbed out: each verdict held
+    """katomic/lkmm.py against a herd7 stubbed out: each verdict held
     against the test's Result: line, and every way a test can fail to
     give one."""
 
@@ -695,7 +688,7 @@ class Lkmm(unittest.TestCase):
 
 
 class Litmus(unittest.TestCase):
-    """scripts/litmus.py: each primitive's tests, with values on which
+    """katomic/litmus.py: each primitive's tests, with values on which
     its herd7 form computes what the kernel's does."""
 
     TBL = ("read l cv\nset s v i\nadd vRF i v\nand vF i v\nor vF i v\n"
@@ -759,7 +752,7 @@ class Litmus(unittest.TestCase):
 
 
 class LitmusKunit(unittest.TestCase):
-    """scripts/litmus_kunit.py: the booted suite's tests from .litmus files."""
+    """katomic/litmus_kunit.py: the booted suite's tests from .litmus files."""
 
     SB = ("C SB+t\n\n(*\n * Result: Never\n *)\n\n{\n\ta=-1;\n}\n\n"
           "P0(int *x, int *y, uint16_t *a)\n{\n\tint r0;\n\tint r1;\n\n"
@@ -804,7 +797,7 @@ def insns(*code):
 
 
 class LitmusArch(unittest.TestCase):
-    """scripts/litmus_arch.py's translation into herd7's syntax."""
+    """katomic/litmus_arch.py's translation into herd7's syntax."""
 
     def test_mutations_table(self):
         """make mutate's rows: six fields, a configuration of make test-all
@@ -1052,29 +1045,29 @@ class Report(unittest.TestCase):
             ("a", "asm", 4), ("a", "builtins", 7), ("b", "asm", 5), ("b", "builtins", 5),
             ("c", "asm", 9), ("c", "builtins", 3), ("d", "asm", 2), ("e", "asm", None),
             ("e", "builtins", 1))]
-        self.assertEqual(report.executed_wins({"ordering": rows}),
+        self.assertEqual(report_md.executed_wins({"ordering": rows}),
                          {"asm": 1, "builtins": 1, "same": 1})
-        self.assertIsNone(report.executed_wins({"ordering": rows[6:7]}))
+        self.assertIsNone(report_md.executed_wins({"ordering": rows[6:7]}))
         r = {"arch": "arm64"}
-        self.assertEqual(report.audit_key("arm64", r), "arm64")
-        self.assertEqual(report.audit_key("arm64-clang", r), "arm64 asm-clang")
-        self.assertEqual(report.audit_key("arm64", r, "llsc"), "arm64 llsc")
+        self.assertEqual(report_md.audit_key("arm64", r), "arm64")
+        self.assertEqual(report_md.audit_key("arm64-clang", r), "arm64 asm-clang")
+        self.assertEqual(report_md.audit_key("arm64", r, "llsc"), "arm64 llsc")
 
     def test_behind_why(self):
         """Where s390's asm is longer, the report says why, for either
         compiler; elsewhere it has nothing to say."""
         for arch, fn in (("s390x", "try_cmpxchg_u32"), ("s390x-clang", "atomic_sub_and_test"),
                          ("s390x", "atomic64_fetch_add")):
-            self.assertTrue(report.behind_why(arch, fn), (arch, fn))
-        self.assertIsNone(report.behind_why("s390x", "try_cmpxchg_u8"))
-        self.assertIsNone(report.behind_why("x86_64", "try_cmpxchg_u32"))
+            self.assertTrue(report_md.behind_why(arch, fn), (arch, fn))
+        self.assertIsNone(report_md.behind_why("s390x", "try_cmpxchg_u8"))
+        self.assertIsNone(report_md.behind_why("x86_64", "try_cmpxchg_u32"))
 
     def test_size_disagrees(self):
         r = {"arch": "x86_64", "size": {"asm": {"text": 100}, "builtins": {"text": 90}}}
         lines = ["add/remove: 1/0 grow/shrink: 1/0 up/down: 12/0 (12)"]
-        self.assertIn(".smp_locks", report.size_disagrees(r, "asm_to_builtins", lines))
+        self.assertIn(".smp_locks", report_md.size_disagrees(r, "asm_to_builtins", lines))
         r["size"]["builtins"]["text"] = 112
-        self.assertIsNone(report.size_disagrees(r, "asm_to_builtins", lines))
+        self.assertIsNone(report_md.size_disagrees(r, "asm_to_builtins", lines))
 
     def test_markdown_of_record(self):
         """The committed results/report.md is what report.py makes of the
@@ -1082,8 +1075,8 @@ class Report(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             for f in HERE.parent.glob("results/report*.json"):
                 shutil.copy(f, d)
-            r = subprocess.run([sys.executable, str(HERE / "report.py"), "--markdown", d],
-                               capture_output=True, text=True, timeout=60)
+            r = subprocess.run([sys.executable, "-m", "katomic.report", "--markdown", d],
+                               capture_output=True, text=True, timeout=60, cwd=HERE.parent)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(Path(d, "report.md").read_text(),
                              (HERE.parent / "results/report.md").read_text())
@@ -1175,18 +1168,19 @@ def mutations():
     caught. A minute or two: python3 scripts/test_harness.py --mutations"""
     import re
     import shutil
-    lines = (HERE / "summary.py").read_text().splitlines(keepends=True)
+    lines = (HERE.parent / "katomic/summary.py").read_text().splitlines(keepends=True)
     checks = [k for k, x in enumerate(lines)
               if re.search(r'(\bproblems|out\["problems"\])\s*(\.append\(|\+=)', x)]
     missed = 0
     for k in checks:
         with tempfile.TemporaryDirectory() as tmp:
-            shutil.copytree(HERE, tmp, dirs_exist_ok=True)
+            for d in ("scripts", "katomic"):
+                shutil.copytree(HERE.parent / d, Path(tmp, d))
             m = lines[:]
             m[k] = re.sub(r"\.append\(", ".append if False else (lambda *a: None)(", m[k], 1) \
                 if ".append(" in m[k] else m[k].replace("+=", "+= [] if True else", 1)
-            Path(tmp, "summary.py").write_text("".join(m))
-            r = subprocess.run([sys.executable, str(Path(tmp, "test_harness.py")), "Recorded"],
+            Path(tmp, "katomic/summary.py").write_text("".join(m))
+            r = subprocess.run([sys.executable, str(Path(tmp, "scripts/test_harness.py")), "Recorded"],
                                capture_output=True, text=True)
         missed += r.returncode == 0
         print(f"summary.py:{k + 1}: {'caught' if r.returncode else 'NOT CAUGHT'}: "

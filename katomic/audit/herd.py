@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """A compiled thread in herd7's syntax: what the architectures' translators
-(HERD["thread"] of katomic/audit/arch/) share. scripts/litmus_arch.py runs
+(HERD["thread"] of katomic/audit/arch/) share. katomic/litmus_arch.py runs
 herd7 on the tests they make."""
 
 

@@ -15,7 +15,7 @@ cc_path, FLAG_SETTERS, INVERSE, VALUES, FULL_PAIR, cr_step
                what a path's condition code, flags or compared values
                decide (None or False where the architecture needs none)
 HERD           the litmus translation: the thread's code as a test in
-               herd7's syntax, for scripts/litmus_arch.py (None: herd7 has
+               herd7's syntax, for katomic/litmus_arch.py (None: herd7 has
                no model of the architecture)
 
 A new architecture is a module here, listed below, a row of

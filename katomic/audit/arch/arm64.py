@@ -134,7 +134,7 @@ cr_step = None
 
 
 # The litmus translation: a compiled thread in herd7's AArch64 syntax, for
-# scripts/litmus_arch.py, which runs it under aarch64.cat.
+# katomic/litmus_arch.py, which runs it under aarch64.cat.
 # arm64: what changes nothing the model sees.
 A64_DROP = re.compile(r"nop|prfm|bti|paciasp|autiasp|pacibsp|autibsp|hint|clrex")
 A64_ARGS = [f"x{n}" for n in range(8)]

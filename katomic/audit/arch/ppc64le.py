@@ -189,7 +189,7 @@ def cr_step(f, k, s_, vals, facts):
 
 
 # The litmus translation: a compiled thread in herd7's PPC syntax, for
-# scripts/litmus_arch.py, which runs it under ppc.cat.
+# katomic/litmus_arch.py, which runs it under ppc.cat.
 # powerpc: the forms herd7's PPC reads. Its values have no width: the
 # doubleword forms are the word forms, and 1 and 2-byte lbarx/lharx and
 # stbcx./sthcx. the word's on a location of their own.

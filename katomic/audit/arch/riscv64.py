@@ -20,7 +20,7 @@ RULES = {
     # bnez; fence rw,rw (commit 5ce6c1f3535f, "riscv/atomic: Strengthen
     # implementations with fences", written against the 2018 draft, where
     # .aqrl was weaker). herd7 under riscv.cat judges the self-test's
-    # fixtures so (scripts/litmus_fixtures.py).
+    # fixtures so (katomic/litmus_fixtures.py).
     "rmw": RV_AMO + r"(?:\.aq|\.rl|\.aqrl)?",
     "full": rf"fence {RV_RW},{RV_RW}|{RV_AMO}\.aqrl|sc\.[wd]\.aqrl",
     "fence": r"fence|fence\.tso",          # fence.i orders no data
@@ -136,7 +136,7 @@ cr_step = None
 
 
 # The litmus translation: a compiled thread in herd7's RISCV syntax, for
-# scripts/litmus_arch.py, which runs it under riscv.cat.
+# katomic/litmus_arch.py, which runs it under riscv.cat.
 # riscv: the assembler's aliases herd7 does not read, as the instructions
 # they stand for; the frame pointer's save and restore, which touch only
 # the thread's stack.

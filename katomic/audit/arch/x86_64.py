@@ -132,7 +132,7 @@ cr_step = None
 
 
 # The litmus translation: a compiled thread in herd7's X86_64 syntax, for
-# scripts/litmus_arch.py, which runs it under x86tso-mixed.cat.
+# katomic/litmus_arch.py, which runs it under x86tso-mixed.cat.
 # x86_64: herd7's X86_64 reads AT&T syntax, as objdump writes it, with
 # few instructions (no xadd, sub, test, setcc, movz, lea; no locked and or
 # or) and flags of its own: a flag-setting instruction compares its result

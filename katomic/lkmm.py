@@ -93,7 +93,7 @@ def markdown(results, herd7_version):
          f"{len(results)} tests, {len(results) - len(bad)} with the verdict they expect, "
          f"{len(bad)} without.", ""]
     if gen:
-        L += [f"## katomic's {len(gen)} tests (scripts/litmus.py)", "",
+        L += [f"## katomic's {len(gen)} tests (katomic/litmus.py)", "",
               "Each primitive of atomics.tbl on atomic_t and atomic64_t, and xchg(), cmpxchg() "
               "and try_cmpxchg() on 1, 2, 4 and 8 bytes, in every ordering; the verdict "
               "expected is Documentation/atomic_t.txt's, and some state herd7 reports shows "

@@ -37,13 +37,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the katomic package
-from katomic.arches import arches  # noqa: E402
-from katomic.audit.disasm import run  # noqa: E402
-from katomic.audit.herd import Unknown  # noqa: E402
-from katomic.audit.selftest import SELFTEST, SELFTEST_ARCH, TESTDATA  # noqa: E402
-import litmus_arch as la  # noqa: E402
+from . import litmus_arch as la
+from .arches import arches
+from .audit.disasm import run
+from .audit.herd import Unknown
+from .audit.selftest import SELFTEST, SELFTEST_ARCH, TESTDATA
 
 ORDERINGS = ("full", "before", "after", "acquire", "release")
 # The complaints that are a barrier missing or on the wrong side (x86: a
@@ -264,7 +262,7 @@ def markdown(rows):
          "Each fixture of katomic/audit/testdata/fixtures.S whose ordering the audit's self-test judges "
          "(a barrier missing or on the wrong side, or the code right), run as the op of SB, "
          "MP-writer, MP-after and MP-reader under the architecture's model "
-         "(scripts/litmus_fixtures.py; `make test-all`). herd7 must fail what the audit's "
+         "(katomic/litmus_fixtures.py; `make test-all`). herd7 must fail what the audit's "
          "self-test expects it to flag and pass what it expects it to pass.", "",
          "| architecture | cases | herd7 fails, as the audit | herd7 passes, as the audit | "
          "herd7 cannot express | disagree |", "|---|---:|---:|---:|---:|---:|"]

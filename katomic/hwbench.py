@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import SCRIPTS
+
 
 def run(*cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
@@ -45,7 +47,7 @@ def main():
     if len(args) < 2 or platform.machine() != "x86_64":
         sys.exit(__doc__ if len(args) < 2 else "hwbench: runs on an x86_64 host only")
     out, variants = Path(args[0]), [a.partition("=")[::2] for a in args[1:]]
-    here = Path(__file__).parent
+    here = SCRIPTS
     with tempfile.TemporaryDirectory() as tmp:
         objs, names = [], None
         for v, obj in variants:

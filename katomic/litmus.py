@@ -379,7 +379,7 @@ def macros(prims, kernel_def):
     """linux-kernel.def and a macro for each primitive it lacks."""
     have = set(re.findall(r"^(\w+)\(", kernel_def, re.M)) | {"atomic_add_unless"}
     lines = [kernel_def.rstrip("\n"), "",
-             "// katomic: the primitives linux-kernel.def lacks (scripts/litmus.py);",
+             "// katomic: the primitives linux-kernel.def lacks (katomic/litmus.py);",
              "// bitwise and sign-conditional ops exact on the values of its tests only."]
     done = set()
     for p in prims:

@@ -8,8 +8,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the katomic package
-from katomic.audit.rules import ARCH as AUDITED  # noqa: E402
+from .audit.rules import ARCH as AUDITED
 
 
 def leaves(group, path=()):
@@ -162,7 +161,7 @@ def audit_summary(results, name, expected):
 
 def herd_summary(results, name, expected):
     """katomic's litmus tests on name's code under its architecture's model
-    (scripts/litmus_arch.py): a line per code, and the tests that fail."""
+    (katomic/litmus_arch.py): a line per code, and the tests that fail."""
     path = results / f"{name}.litmus.json"
     if not path.exists():
         return ([], ["the herd7 check of its code did not run: "
@@ -240,6 +239,60 @@ def summarise(results, name):
     if (results / f"{name}.json").exists():
         cases = list(leaves(json.loads((results / f"{name}.json").read_text())))
     count = {s: sum(1 for _, st in cases if st == s) for s in ("PASS", "FAIL", "SKIP", "ERROR")}
+    problems, qemu_timeout, orphans = run_problems(results, name, run, log, cases)
+    bad = [n for n, st in cases if st in ("FAIL", "ERROR")]
+    if bad:
+        problems.append(f"{len(bad)} failed: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""))
+    if run["rc"] not in (0, 124, 137) and not problems:
+        problems.append(f"kunit.py exited {run['rc']}: " + " | ".join(tail(results / f"{name}.kunit.log", 4)))
+    audit = audit_summary(results, name, run.get("audit", False))
+    problems += audit.pop("problems")
+    herd, herd_problems = herd_summary(results, name, run.get("herd7", False))
+    problems += herd_problems[:8] + ([f"herd7: {len(herd_problems) - 8} more"]
+                                     if len(herd_problems) > 8 else [])
+    notes = audit.pop("notes", [])
+    stress, litmus = smp_figures(log)
+    # Under a sanitizer, katomic.sh counts what it instruments of the atomics.
+    instr_path = results / f"{name}.instr.json"
+    instr = json.loads(instr_path.read_text()) if instr_path.exists() else None
+    if instr is None and {"kasan", "kcsan"} & set(name.split("-")[1:]):
+        problems.append("the count of sanitizer calls in the probe did not run "
+                        f"(scripts/katomic.sh audit {name})")
+    notes += run_notes(results, name, run, after_bad, qemu_timeout, orphans)
+    return {
+        "config": name,
+        "notes": notes,
+        "ok": not problems,
+        "seconds": run["seconds"],
+        "series": run.get("series"),
+        "passed": count["PASS"],
+        "failed": count["FAIL"] + count["ERROR"],
+        "skipped": count["SKIP"],
+        "boot": run.get("boot", True),
+        "atomic64_test": "atomic64_test: passed" in log,
+        "libatomic_symbols": run.get("libatomic_symbols"),
+        "problems": problems,
+        "failed_cases": bad,
+        "instrumentation": instr,
+        "stress_operations": stress["operations"],
+        "stress_retries": stress["retries"],
+        "stress_from_interrupts": stress["from_interrupts"],
+        "stress_failed": sum(1 for n, _ in cases if n.startswith("atomic_stress") and n in bad),
+        "litmus_runs": sum(t["runs"] for t in litmus),
+        "litmus_forbidden_seen": sum(t["exists_seen"] for t in litmus if t["never"]),
+        "litmus": litmus,
+        "skip_reasons": skip_reasons(log),
+        "failure_causes": {n: c for n, c in failure_causes(log).items()
+                           if c and any(b.rsplit(".", 1)[-1] == n for b in bad)},
+        "audit": audit,
+        "herd7": herd,
+    }
+
+
+def run_problems(results, name, run, log, cases):
+    """What fails the run of name, from its exit, its kunit.py log and its
+    console log: (problems, kunit.py's QEMU timeout, objtool's warnings on
+    code outside any function)."""
     problems = []
     if run["rc"] in (124, 137):
         problems.append(f"timed out after {run['seconds']} s (QEMU or build stopped answering)")
@@ -255,8 +308,7 @@ def summarise(results, name):
     if sanitizer:
         problems.append(f"{len(sanitizer)} sanitizer reports, the first: {sanitizer[0].strip()}")
     # An audit-only configuration (-z10) is configured, not built or booted.
-    boot = run.get("boot", True)
-    if not boot:
+    if not run.get("boot", True):
         if run["rc"] != 0:
             problems.append(f"configuring it failed (exit {run['rc']}): "
                             + " | ".join(tail(kunit_log, 4)))
@@ -291,24 +343,12 @@ def summarise(results, name):
     if run.get("libatomic_symbols") and run["libatomic_symbols"] > 0:
         problems.append(f"vmlinux has {run['libatomic_symbols']} library-call symbols"
                         " (libcalls in scripts/arches.tsv)")
-    bad = [n for n, st in cases if st in ("FAIL", "ERROR")]
-    if bad:
-        problems.append(f"{len(bad)} failed: " + ", ".join(bad[:8]) + (" ..." if len(bad) > 8 else ""))
-    if run["rc"] not in (0, 124, 137) and not problems:
-        problems.append(f"kunit.py exited {run['rc']}: " + " | ".join(tail(results / f"{name}.kunit.log", 4)))
-    audit = audit_summary(results, name, run.get("audit", False))
-    problems += audit.pop("problems")
-    herd, herd_problems = herd_summary(results, name, run.get("herd7", False))
-    problems += herd_problems[:8] + ([f"herd7: {len(herd_problems) - 8} more"]
-                                     if len(herd_problems) > 8 else [])
-    notes = audit.pop("notes", [])
-    stress, litmus = smp_figures(log)
-    # Under a sanitizer, katomic.sh counts what it instruments of the atomics.
-    instr_path = results / f"{name}.instr.json"
-    instr = json.loads(instr_path.read_text()) if instr_path.exists() else None
-    if instr is None and {"kasan", "kcsan"} & set(name.split("-")[1:]):
-        problems.append("the count of sanitizer calls in the probe did not run "
-                        f"(scripts/katomic.sh audit {name})")
+    return problems, qemu_timeout, orphans
+
+
+def run_notes(results, name, run, after_bad, qemu_timeout, orphans):
+    """What does not fail the run of name, but its summary says."""
+    notes = []
     if after_bad:
         notes.append(f"{len(after_bad)} failure lines on the console after the restart "
                      "that ended the tests began, not counted, the first: " + after_bad[0])
@@ -320,34 +360,7 @@ def summarise(results, name):
     if orphans:
         notes.append(f"{len(orphans)} objtool warnings on code outside any function "
                      "(an overridden __weak body), not counted: " + orphans[0])
-    return {
-        "config": name,
-        "notes": notes,
-        "ok": not problems,
-        "seconds": run["seconds"],
-        "series": run.get("series"),
-        "passed": count["PASS"],
-        "failed": count["FAIL"] + count["ERROR"],
-        "skipped": count["SKIP"],
-        "boot": boot,
-        "atomic64_test": "atomic64_test: passed" in log,
-        "libatomic_symbols": run.get("libatomic_symbols"),
-        "problems": problems,
-        "failed_cases": bad,
-        "instrumentation": instr,
-        "stress_operations": stress["operations"],
-        "stress_retries": stress["retries"],
-        "stress_from_interrupts": stress["from_interrupts"],
-        "stress_failed": sum(1 for n, _ in cases if n.startswith("atomic_stress") and n in bad),
-        "litmus_runs": sum(t["runs"] for t in litmus),
-        "litmus_forbidden_seen": sum(t["exists_seen"] for t in litmus if t["never"]),
-        "litmus": litmus,
-        "skip_reasons": skip_reasons(log),
-        "failure_causes": {n: c for n, c in failure_causes(log).items()
-                           if c and any(b.rsplit(".", 1)[-1] == n for b in bad)},
-        "audit": audit,
-        "herd7": herd,
-    }
+    return notes
 
 
 def atomic64_cell(r):
@@ -356,9 +369,8 @@ def atomic64_cell(r):
     return "-" if r["boot"] else "no results" if r.get("missing") else "audit only"
 
 
-def main():
-    results = Path(sys.argv[1])
-    rows = [summarise(results, name) for name in sys.argv[2:]]
+def run_tables(rows):
+    """A row per run, and its stress and litmus figures."""
     lines = ["| config | result | passed | failed | skipped | atomic64_test | time |",
              "|---|---|---:|---:|---:|---|---:|"]
     for r in rows:
@@ -374,6 +386,12 @@ def main():
                      f"{sum(r['stress_from_interrupts'].values())} | "
                      f"{sum(r['stress_retries'].values())} | "
                      f"{r['stress_failed']} | {r['litmus_runs']} | {r['litmus_forbidden_seen']} |")
+    return lines
+
+
+def check_tables(rows):
+    """What the sanitizers instrument, the audits and herd7's checks."""
+    lines = []
     instr = [r for r in rows if r.get("instrumentation")]
     if instr:
         objs = ("raw_asm", "raw_builtins", "instrumented_asm", "instrumented_builtins")
@@ -407,6 +425,12 @@ def main():
                   f"{h['run']} | {h['violations']} | {h['errors']} | "
                   f"{h['selftest_ok']} of {h['selftest']} | {h['time_s']} s |"
                   for r in rows for h in r["herd7"]]
+    return lines
+
+
+def problem_lines(rows):
+    """Each run's problems and notes, why cases skipped, and why they failed."""
+    lines = []
     for r in rows:
         for p in r["problems"]:
             lines.append(f"\n- {r['config']}: {p}")
@@ -422,12 +446,25 @@ def main():
         lines += [f"| {cfg} | {n} | {c} |" for cfg, n, c in failures[:40]]
         if len(failures) > 40:
             lines.append(f"| ... | {len(failures) - 40} more in summary.json | |")
+    return lines
+
+
+def observations(rows):
+    """The litmus tests whose outcome the LKMM allows: how often it showed."""
     sometimes = ["", "## Litmus tests the LKMM allows (observations, not tests)", "",
                  "| config | suite | test | runs | the outcome asked about |",
                  "|---|---|---|---:|---:|"]
     for r in rows:
         sometimes += [f"| {r['config']} | {t['suite']} | {t['test']} | {t['runs']} | "
                       f"{t['exists_seen']} |" for t in r["litmus"] if not t["never"]]
+    return sometimes
+
+
+def main():
+    results = Path(sys.argv[1])
+    rows = [summarise(results, name) for name in sys.argv[2:]]
+    lines = run_tables(rows) + check_tables(rows) + problem_lines(rows)
+    sometimes = observations(rows)
     # The series each run was built from (scripts/katomic.sh series_id).
     series = sorted({r["series"] for r in rows if r.get("series")})
     head = f"Series {', '.join(series) or 'unknown'} (sha256 of patches/, 16 digits)"
