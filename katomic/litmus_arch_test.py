@@ -152,6 +152,8 @@ class LitmusArch(unittest.TestCase):
         for m, o in (("sbb", "%eax,%eax"), ("lock btsl", "$0x1,(%rdi)")):
             with self.assertRaisesRegex(Unknown, "which the translator"):
                 one(m, o)
+
+    def test_x86_thread(self):
         # xadd: the old value in its register; js: neither equal nor greater.
         code = insns((0, "mov", "$0x1,%eax", None), (5, "lock xadd", "%eax,(%rdi)", None),
                      (9, "js", "11", 17), (11, "movl", "$0x1,(%rsi)", None),
