@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Time the x86_64 probe functions, as each kernel build compiled them, on
 this machine's CPU (user space, never this machine's kernel).

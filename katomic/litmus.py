@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """katomic's litmus tests: every atomic primitive in every ordering, in the
 shapes that show that ordering, for herd7 and the kernel's memory model.

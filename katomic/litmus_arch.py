@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """katomic's litmus tests on the machine code: each test's threads
 compiled by the kernel's compiler with its flags, translated into herd7's

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """The audit's self-test fixtures (katomic/audit/testdata/fixtures.S) under herd7:
 each fixture whose ordering the audit's self-test judges (SELFTEST in

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """The booted suite's litmus tests, generated from .litmus files, so that
 the suite runs what herd7 checked and cannot drift from it.

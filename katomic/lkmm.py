@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """herd7 under the kernel's memory model (LKMM) on litmus tests.
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Assembly vs compiler builtins: code per primitive, kernel size, speed.
 

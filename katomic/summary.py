@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Summarise katomic runs: one line per configuration, the failures, and
 results/summary.{md,json}. Exits 1 unless every configuration passed."""
@@ -461,6 +460,9 @@ def observations(rows):
 
 
 def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: python3 -m katomic.summary RESULTS CONFIG...: the runs of CONFIG... "
+                 "in RESULTS, checked, as RESULTS/summary.{md,json}")
     results = Path(sys.argv[1])
     rows = [summarise(results, name) for name in sys.argv[2:]]
     lines = run_tables(rows) + check_tables(rows) + problem_lines(rows)
