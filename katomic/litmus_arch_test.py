@@ -166,11 +166,11 @@ class LitmusArch(unittest.TestCase):
             "movl $1,(%rsi)", "L11:"])
         with self.assertRaisesRegex(Unknown, "condition herd7's flags"):
             x86_64.x86_thread(insns((0, "cmp", "%eax,%ecx", None), (2, "ja", "6", 6),
-                                         (6, "ret", "", None)))
+                                    (6, "ret", "", None)))
         # cmpxchg sets ZF alone in herd7: no other condition after it.
         with self.assertRaisesRegex(Unknown, "may not have set"):
             x86_64.x86_thread(insns((0, "lock cmpxchg", "%ecx,(%rdi)", None),
-                                         (4, "setg", "%al", None), (7, "ret", "", None)))
+                                    (4, "setg", "%al", None), (7, "ret", "", None)))
         # A setcc writes the whole register: only where the rest is zero
         # or unread, %rax counting as cmpxchg's.
         sete = (4, "sete", "%al", None)
@@ -200,7 +200,6 @@ class LitmusArch(unittest.TestCase):
             one("srl", "a5,a5,a4")
         with self.assertRaisesRegex(Unknown, "stack"):
             one("sd", "a5,-40(s0)")
-
 
     def test_fixtures(self):
         """The audit's fixtures as litmus tests: which cases, of what kind,
@@ -245,10 +244,10 @@ class LitmusArch(unittest.TestCase):
             ppc64le.ppc_thread(insns((0, "cmpd", "cr7,r3,r3", None), (4, "blr", "", None)))
         # GCC's rS != 0 (addic's carry), and a mask of a loaded value.
         out = ppc64le.ppc_thread(insns((0, "ldarx", "r9,0(r3)", None),
-                                           (4, "clrrdi", "r10,r9,1", None),
-                                           (8, "addic", "r8,r9,-1", None),
-                                           (12, "subfe", "r8,r8,r9", None),
-                                           (16, "clrrdi", "r7,r4,2", None)) [:4])
+                                       (4, "clrrdi", "r10,r9,1", None),
+                                       (8, "addic", "r8,r9,-1", None),
+                                       (12, "subfe", "r8,r8,r9", None),
+                                       (16, "clrrdi", "r7,r4,2", None)) [:4])
         self.assertEqual(out[1:], ["li r12,-2", "and r10,r9,r12", "addi r8,r9,-1",
                                    "mulli r12,r9,-1", "or r12,r12,r9", "rlwinm r8,r12,1,31,31"])
         with self.assertRaisesRegex(Unknown, "address of the word"):
@@ -261,10 +260,10 @@ class LitmusArch(unittest.TestCase):
         # GCC's S64_MIN (li -1; clrrdi 63) before the carry: the carry is why.
         with self.assertRaisesRegex(Unknown, "^a carry.*subfic"):
             ppc64le.ppc_thread(insns((0, "li", "r7,-1", None), (4, "clrrdi", "r7,r7,63", None),
-                                         (8, "xor", "r9,r9,r7", None), (12, "subfic", "r9,r9,0", None)))
+                                     (8, "xor", "r9,r9,r7", None), (12, "subfic", "r9,r9,0", None)))
         with self.assertRaisesRegex(Unknown, "mfocrf other than"):
             ppc64le.ppc_thread(code[:4] + insns((16, "mfocrf", "r10,128", None),
-                                                    (20, "blr", "", None)))
+                                                (20, "blr", "", None)))
 
 
 if __name__ == "__main__":

@@ -44,7 +44,6 @@ class Lkmm(unittest.TestCase):
         self.assertFalse(r["ok"])
         self.assertIn("did not finish", r["error"])
 
-
     def test_witness(self):
         """A Never that no state could have shown is no verdict."""
         out = ("printf 'States 2\\n0:r0=1; [a]=2;\\n0:r0=0; [a]=1;\\nOk\\n"

@@ -56,7 +56,6 @@ from .audit.rules import BUILTINS_OPTIONS
 from .report_md import SCENARIOS, VARIANTS, bytes_, headline, markdown, ratio, series_id
 
 
-
 INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
 
 
@@ -261,7 +260,7 @@ def plot(report, results):
             ops = list(r["ratio"][SCENARIOS[0]])
             dat.write_text("".join(f"{op}{'=' if op in r['same_code'] else ''} "
                                    + " ".join(str(r["ratio"].get(sc, {}).get(op, 1))
-                                                       for sc in SCENARIOS) + "\n" for op in ops))
+                                              for sc in SCENARIOS) + "\n" for op in ops))
             script += [f"set title '{arch}: time asm / time builtins, one boot, QEMU TCG "
                        "(below 1: asm faster; = same code on both sides)'",
                        "set ylabel 'ratio (log scale)'", "set logscale y 2",

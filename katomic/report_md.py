@@ -309,13 +309,13 @@ def notes_md(report, audit):
 def insns_md(report, audit):
     """Instructions per primitive, a table per entry."""
     L = ["", "## Instructions per primitive", "",
-          "`scripts/atomic_probe.c` has one function per primitive; each is compiled with",
-          "the kernel's flags and disassembled. insns: the whole function, call glue",
-          "included; loop: the longest loop (the retry loop of a compare-and-swap);",
-          "calls: call instructions (library calls would show here); run: the",
-          "instructions an uncontended call executes, from the audit's probe function of",
-          "that name (the headline's executed counts; arm64 as patched at boot). Plot:",
-          "[report-insns.png](report-insns.png).", ""]
+         "`scripts/atomic_probe.c` has one function per primitive; each is compiled with",
+         "the kernel's flags and disassembled. insns: the whole function, call glue",
+         "included; loop: the longest loop (the retry loop of a compare-and-swap);",
+         "calls: call instructions (library calls would show here); run: the",
+         "instructions an uncontended call executes, from the audit's probe function of",
+         "that name (the headline's executed counts; arm64 as patched at boot). Plot:",
+         "[report-insns.png](report-insns.png).", ""]
     for arch, r in report.items():
         extra = extras(r)
         runs = {}
@@ -347,14 +347,14 @@ def insns_md(report, audit):
 def size_md(report):
     """The kernels' sizes, and bloat-o-meter's."""
     L = ["## Kernel size", "",
-          "vmlinux of `kunit/report.kunitconfig` (KUnit's QEMU configuration with SMP, no",
-          "tests), the same configuration for all three, built with the entry's compiler.",
-          "size(1)'s text and data, in bytes; `-` where the entry has no such kernel (the",
-          "builtins not offered, or an entry from before the report built every kernel).",
-          "",
-          "| arch | text stock | text asm | text builtins | asm - stock | builtins - asm |"
-          " data stock | data asm | data builtins |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "vmlinux of `kunit/report.kunitconfig` (KUnit's QEMU configuration with SMP, no",
+         "tests), the same configuration for all three, built with the entry's compiler.",
+         "size(1)'s text and data, in bytes; `-` where the entry has no such kernel (the",
+         "builtins not offered, or an entry from before the report built every kernel).",
+         "",
+         "| arch | text stock | text asm | text builtins | asm - stock | builtins - asm |"
+         " data stock | data asm | data builtins |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def field(z, v, f):
         return z[v][f] if v in z else "-"
@@ -385,15 +385,15 @@ def size_md(report):
 def speed_md(report):
     """The benchmarks of one boot, per entry."""
     L = ["", "## Speed in one boot", "",
-          "**These are QEMU TCG (emulation) timings, not hardware figures**: only the",
-          "ratio between the two implementations, measured in the same boot, means",
-          "something. CONFIG_ATOMIC_KUNIT_BENCHMARK's atomic_bench_arch and",
-          "atomic_bench_builtins suites run each primitive `bench_iters` times per CPU,",
-          "on one CPU (uncontended), on every vCPU at one word (contended) and on every",
-          "vCPU at its own word of one cache line (false-shared); each figure is the",
-          "median of several runs, in picoseconds per operation (a run's time is its",
-          "slowest thread's). Ratio: time(asm) / time(builtins). Plot:",
-          "[report-speed.png](report-speed.png).", ""]
+         "**These are QEMU TCG (emulation) timings, not hardware figures**: only the",
+         "ratio between the two implementations, measured in the same boot, means",
+         "something. CONFIG_ATOMIC_KUNIT_BENCHMARK's atomic_bench_arch and",
+         "atomic_bench_builtins suites run each primitive `bench_iters` times per CPU,",
+         "on one CPU (uncontended), on every vCPU at one word (contended) and on every",
+         "vCPU at its own word of one cache line (false-shared); each figure is the",
+         "median of several runs, in picoseconds per operation (a run's time is its",
+         "slowest thread's). Ratio: time(asm) / time(builtins). Plot:",
+         "[report-speed.png](report-speed.png).", ""]
     for arch, r in report.items():
         h = r["headline"]["median_ratio"]
         if not r["speed"]:

@@ -275,7 +275,7 @@ class Configurations(unittest.TestCase):
         self.assertEqual([x.split()[1] for x in unchanged], ["[1/3]", "[3/3]"])
         # The topic of patches 1-2 changed: its end booted again, with an id.
         self.assertEqual([(x[0], x[3]) for x in rows], [("1", "ok"), ("2", "ok"),
-                                                         ("2", "boot ok"), ("3", "ok")])
+                                                        ("2", "boot ok"), ("3", "ok")])
         self.assertEqual([x[4] for x in rows if x[3] == "ok"], ids)
         self.assertRegex(rows[2][4], "^[0-9a-f]{12}$")
 

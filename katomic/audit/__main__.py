@@ -13,6 +13,7 @@ from .selftest import selftest
 from .table import table
 from .worries import audit_worries
 
+
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "--table":
         out, audits = Path(sys.argv[2]), {}
@@ -56,9 +57,9 @@ def main():
         n = {v: sum(1 for r in ordering if r["impl"] == impl and r["verdict"] == v)
              for v in ("pass", "cost", "fail", "absent")}
         print(f"audit: {arch} {impl}: " + ("" if offered(impl, kconfig) else
-                                          f"{unoffered} ({source}: "
-                                          f"{' or '.join(sorted(BUILTINS_OPTIONS - kconfig))}"
-                                          " not set): ")
+                                           f"{unoffered} ({source}: "
+                                           f"{' or '.join(sorted(BUILTINS_OPTIONS - kconfig))}"
+                                           " not set): ")
               + f"{n['pass'] + n['cost'] + n['fail']} functions, "
               f"{n['fail']} {'fail' if offered(impl, kconfig) else 'would fail'}, "
               f"{n['cost']} with a needless barrier, {n['absent']} not in this kernel")

@@ -7,6 +7,7 @@ from .arch import MODULES
 from .disasm import TRAPS, matches, reg
 from .rules import ARCH
 
+
 class Access:
     """A memory access of one instruction: kind is load, store, rmw (an
     atomic read-modify-write), lx or sx (exclusive load or store)."""

@@ -6,6 +6,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+
 class Insn:
     def __init__(self, addr, mnem, ops):
         self.addr, self.mnem, self.ops = addr, mnem, ops
@@ -216,6 +217,7 @@ def symbolise(prefix, obj, funcs):
         f = line.split()
         if len(f) >= 6 and f[2] == "O" and f[3].startswith("."):
             syms.append((f[3], int(f[0], 16), int(f[4], 16), f[5]))
+
     def name(loc):
         sec, off = loc
         for s, start, size, sym in syms:

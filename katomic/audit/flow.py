@@ -9,7 +9,6 @@ from .disasm import EXIT, RETURN_THUNKS, TRAPS, matches, reg
 from .rules import rules
 
 
-
 class Func:
     """One function's instructions and control-flow graph."""
 
@@ -164,6 +163,7 @@ def taint(f, sources):
     moves = re.compile(f"(?:{f.M.MOVES})")
     for k, i in enumerate(f.insns):
         out.append(set(bad))
+
         def regs(args):
             return {reg(x) for a in args for x in re.split(r"[(),\[\]\s#]+", a) if reg(x)}
         # A move's sources are its operands but the destination (x86: the last).

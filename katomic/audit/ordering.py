@@ -9,6 +9,7 @@ from .flow import Func, conditional_branch, executed, find_cc, taint
 from .rules import offered
 from .values import rv_step
 
+
 def check_ordering(f, order, conditional, primitive):
     """(problems, costs) of f, which implements primitive with the given
     order (full, acquire, release, relaxed; before, after: the access

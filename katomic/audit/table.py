@@ -12,7 +12,7 @@ def table(audits):
     cols = list(audits)
     out = [f"- {c}: {audits[c].get('compiler') or 'compiler not recorded'}" for c in cols]
     out += ["", "| | " + " | ".join(f"{c}: asm" + f" | {c}: builtins" for c in cols) + " |",
-           "|---|" + "---:|" * (2 * len(cols))]
+            "|---|" + "---:|" * (2 * len(cols))]
     for v in ("pass", "cost", "fail", "absent"):
         out.append(f"| {v} | " + " | ".join(
             str(sum(1 for r in audits[c]["ordering"] if r["impl"] == i and r["verdict"] == v))

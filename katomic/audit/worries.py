@@ -11,6 +11,7 @@ from .rules import offered
 # The article's worries (scripts/worries.c, scripts/worries.tsv): each rule
 # is a fact about the accesses to named locations on the paths of a function.
 
+
 def at(f, k, name, may=True):
     """Whether the access at k is to the location name ('sym' or 'sym+off');
     with may, also a selected address that may be it."""

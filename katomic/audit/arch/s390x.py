@@ -123,12 +123,12 @@ DEST_LAST = False
 # (mask bits 8, 4, 2, 1 are CC 0, 1, 2, 3), and instructions that leave the
 # condition code as it was.
 CC_MASKS = {"o": 1, "h": 2, "p": 2, "nle": 3, "l": 4, "m": 4, "nhe": 5, "lh": 6,
-           "ne": 7, "nz": 7, "e": 8, "z": 8, "nlh": 9, "he": 10, "nl": 11, "nm": 11,
-           "le": 12, "nh": 13, "np": 13, "no": 14}
+            "ne": 7, "nz": 7, "e": 8, "z": 8, "nlh": 9, "he": 10, "nl": 11, "nm": 11,
+            "le": 12, "nh": 13, "np": 13, "no": 14}
 CC_KEPT = re.compile(r"l|lg|lgf|llgf|llgc|llgh|llc|llh|lh|lgh|lr|lgr|lgfr|llgfr|llcr|llgcr|"
-                          r"llhr|llghr|lhi|lghi|lgfi|llilf|iilf|iihf|la|lay|larl|lrl|lgrl|st|sty|"
-                          r"stg|stc|sth|stmg|lmg|rll|rllg|risbgn|sll|sllg|srl|srlg|sllk|srlk|"
-                          r"nopr?|j|jg|bcr 0,.*")
+                     r"llhr|llghr|lhi|lghi|lgfi|llilf|iilf|iihf|la|lay|larl|lrl|lgrl|st|sty|"
+                     r"stg|stc|sth|stmg|lmg|rll|rllg|risbgn|sll|sllg|srl|srlg|sllk|srlk|"
+                     r"nopr?|j|jg|bcr 0,.*")
 
 
 def cc_path(f, stop):

@@ -274,7 +274,7 @@ def x86_insn(i, labels, label, live):
     # register: a 32-bit move of it to itself does both.
     regs = [a for a in i.args if a.startswith("%")]
     if out and regs and i.mnem.split()[-1].rstrip("lq") in ("mov", "add", "sub", "and", "or",
-                                                             "xor", "lea") \
+                                                            "xor", "lea") \
             and x86_reg(regs[-1])[1] == 32 and regs[-1] == i.args[-1]:
         out.append(f"movl {regs[-1]},{regs[-1]}")
     return out
