@@ -18,7 +18,8 @@ HERD           the litmus translation: the thread's code as a test in
                herd7's syntax, for katomic/litmus_arch.py (None: herd7 has
                no model of the architecture)
 
-A new architecture is a module here, listed below, a row of
+What an architecture has nothing special for, its module imports from
+defaults.py. A new architecture is a module here, listed below, a row of
 scripts/arches.tsv and fixtures in testdata/."""
 
 from . import arm64, ppc64le, riscv64, s390x, x86_64

@@ -4,6 +4,7 @@
 import re
 
 from ..herd import Unknown, signed, thread
+from .defaults import got_load, reloc_addend, toc_slot  # noqa: F401
 from ..disasm import matches, reg
 
 LSE_OPS = r"(?:ld(?:add|clr|eor|set|smax|smin|umax|umin)|st(?:add|clr|eor|set|smax|smin|umax|umin)|swp|casp?)"
@@ -78,18 +79,6 @@ def dests(A, i, mn):
 # Address tracking (access.py's accesses()): ADRP, ADD and ADR of a symbol,
 # a register copy, CSEL between two addresses held, and ADD's offset.
 COPIES = ("mov",)
-
-
-def got_load(i):
-    return False
-
-
-def reloc_addend(i, a, off, nxt):
-    return a
-
-
-def toc_slot(i):
-    return False
 
 
 def forms_addr(i, loc):

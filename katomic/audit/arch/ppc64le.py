@@ -4,6 +4,7 @@
 import re
 
 from ..herd import Unknown, signed, thread
+from .defaults import got_load, reloc_addend  # noqa: F401
 from ..disasm import EXIT, add_offset, base_reg, displacement, matches, reg
 from ..values import rv_fact, rv_value
 
@@ -82,14 +83,6 @@ def dests(A, i, mn):
 # that above a branch), a register copy, ISEL between two addresses held,
 # and ADDI's offset, or ADD's index at an unknown offset.
 COPIES = ("mr",)
-
-
-def got_load(i):
-    return False
-
-
-def reloc_addend(i, a, off, nxt):
-    return a
 
 
 def toc_slot(i):

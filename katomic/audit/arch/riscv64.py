@@ -4,6 +4,7 @@
 import re
 
 from ..herd import Unknown, signed, thread
+from .defaults import reloc_addend, select_srcs, toc_slot  # noqa: F401
 from ..disasm import add_offset, base_reg, displacement, matches, reg
 
 # RISC-V AMOs (Zabha's .b and .h, Zacas's amocas too), and FENCE's
@@ -88,20 +89,8 @@ def got_load(i):
     return i.mnem == "ld"
 
 
-def reloc_addend(i, a, off, nxt):
-    return a
-
-
-def toc_slot(i):
-    return False
-
-
 def forms_addr(i, loc):
     return i.mnem in ("auipc", "lui") and loc
-
-
-def select_srcs(i):
-    return None
 
 
 def address_offset(i, held):

@@ -3,6 +3,7 @@
 
 import re
 
+from .defaults import select_srcs, toc_slot  # noqa: F401
 from ..disasm import EXIT, base_reg, displacement, matches, reg
 
 RULES = {
@@ -89,16 +90,8 @@ def reloc_addend(i, a, off, nxt):
     return a + i.addr - off if re.search(r"DBL|GOTENT", i.relocs[0][1]) else a
 
 
-def toc_slot(i):
-    return False
-
-
 def forms_addr(i, loc):
     return i.mnem == "larl" or (i.mnem == "lgrl" and i.relocs and "GOT" in i.relocs[0][1])
-
-
-def select_srcs(i):
-    return None
 
 
 def address_offset(i, held):

@@ -4,6 +4,7 @@
 import re
 
 from ..herd import Unknown, signed, thread
+from .defaults import address_offset, got_load, toc_slot  # noqa: F401
 from ..disasm import base_reg, displacement, matches, reg
 
 RULES = {
@@ -83,17 +84,9 @@ def dests(A, i, mn):
 COPIES = ("mov", "movq")
 
 
-def got_load(i):
-    return False
-
-
 def reloc_addend(i, a, off, nxt):
     """PC-relative fields count from the next instruction."""
     return a + nxt - off if re.search(r"PC32$", i.relocs[0][1]) else a
-
-
-def toc_slot(i):
-    return False
 
 
 def forms_addr(i, loc):
@@ -103,10 +96,6 @@ def forms_addr(i, loc):
 def select_srcs(i):
     """CMOV: its source, and the destination it may keep."""
     return [reg(a) for a in i.args[:1]] + i.dest if i.mnem.startswith("cmov") else None
-
-
-def address_offset(i, held):
-    return None, 0
 
 
 # What taint() follows from a loaded value: instructions that read the
