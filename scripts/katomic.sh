@@ -368,7 +368,10 @@ cmd_export() {
 	tree_git config branch.katomic.description >/dev/null &&
 		desc=(--cover-from-description=subject)
 	rm -f "$REPO"/patches/*.patch
-	tree_git format-patch -q --cover-letter "${desc[@]}" --zero-commit \
+	# --abbrev: the index lines' hashes at a fixed length; git's default
+	# grows with the objects of the tree, and a series would export
+	# differently from a fresh tree.
+	tree_git format-patch -q --abbrev=9 --cover-letter "${desc[@]}" --zero-commit \
 		--no-signature --base=pristine -o "$REPO/patches" pristine..HEAD
 	# The pristine commit is local: name the tarball instead of its hash.
 	# The cover letter is dated as the last patch, not now: an unchanged
