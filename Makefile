@@ -36,7 +36,7 @@ test-arches:
 	KATOMIC_RESULTS=$(CURDIR)/results/arches $(KATOMIC) run $(OTHERS)
 
 # make -j N test-all (test-more, test-arches): N configurations at once,
-# the cores shared out; scripts/katomic.sh reads N from MAKEFLAGS.
+# the cores shared out; katomic/env.py reads N from MAKEFLAGS.
 
 deps tree export reset lkmm mutate:
 	$(KATOMIC) $@

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""scripts/arches.tsv as katomic.sh and katomic/arches.py read it."""
+"""scripts/arches.tsv as katomic/arches.py reads it."""
 
 import unittest
 
@@ -8,7 +8,7 @@ from .testing import REPO, katomic
 
 
 class ArchesTable(unittest.TestCase):
-    """scripts/arches.tsv as katomic.sh and report.py read it."""
+    """scripts/arches.tsv as arches.py reads it."""
 
     def rows(self):
         lines = (SCRIPTS / "arches.tsv").read_text().splitlines()

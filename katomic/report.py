@@ -208,7 +208,7 @@ def arch_speed(config, prefix, calls, work, results):
     """The CONFIG-bench boot's times (CONFIG: ARCH or ARCH-COMPILER), their
     ratios asm/builtins, and the benchmarks whose loop is the same machine
     code on both sides: their ratios show how far TCG alone moves a figure."""
-    # The benchmark loops, as booted from katomic.sh's build_dir of
+    # The benchmark loops, as booted from arches.build_dir of
     # CONFIG-bench, WORK/build/CONFIG: configured with the assembly, so
     # atomic_bench_other_kunit.o has the builtins.
     loops = {impl: functions(f"{work}/build/{config}/lib/{obj}", prefix, calls, r"(\w+)_bench")

@@ -48,7 +48,7 @@ def size_disagrees(r, what, lines):
 
 
 def series_id():
-    """scripts/katomic.sh's series_id: which patches/ a build was made of."""
+    """tree.series_id, without the harness: which patches/ a build was made of."""
     patches = sorted(p for p in (Path(__file__).parent.parent / "patches").glob("[0-9]*.patch")
                      if not p.name.startswith("0000-"))
     return hashlib.sha256(b"".join(p.read_bytes() for p in patches)).hexdigest()[:16]

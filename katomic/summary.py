@@ -251,7 +251,7 @@ def summarise(results, name):
                                      if len(herd_problems) > 8 else [])
     notes = audit.pop("notes", [])
     stress, litmus = smp_figures(log)
-    # Under a sanitizer, katomic.sh counts what it instruments of the atomics.
+    # Under a sanitizer, audits.py counts what it instruments of the atomics.
     instr_path = results / f"{name}.instr.json"
     instr = json.loads(instr_path.read_text()) if instr_path.exists() else None
     if instr is None and {"kasan", "kcsan"} & set(name.split("-")[1:]):
@@ -467,7 +467,7 @@ def main():
     rows = [summarise(results, name) for name in sys.argv[2:]]
     lines = run_tables(rows) + check_tables(rows) + problem_lines(rows)
     sometimes = observations(rows)
-    # The series each run was built from (scripts/katomic.sh series_id).
+    # The series each run was built from (tree.series_id).
     series = sorted({r["series"] for r in rows if r.get("series")})
     head = f"Series {', '.join(series) or 'unknown'} (sha256 of patches/, 16 digits)"
     if len(series) > 1:

@@ -314,7 +314,7 @@ class Recorded(unittest.TestCase):
         self.assertIn("| riscv64 | FAIL | 0 | 0 | 0 | no results | 0 s |", md)
 
     def test_merge(self):
-        """katomic.sh summary, the CI pipeline's merge job: results of runs
+        """katomic summary, the CI pipeline's merge job: results of runs
         elsewhere, a failure when one configuration's are missing."""
         env = {"KATOMIC_RESULTS": str(self.dir)}
         self.assertEqual(katomic("summary", *RECORDED, env=env).returncode, 0)

@@ -5,7 +5,7 @@ series 8d5f347e20df1511 (testdata/results.tar.xz): s390x, riscv64 with
 GCC, which offers only the assembly, s390x-builtins-kasan, the audit-only
 s390x-z10, and arm64-builtins-llsc-clang, where C11's relaxed accesses
 lose cases. All of them: python3 -m unittest discover -s katomic -t .
--p '*_test.py', and scripts/katomic_test.py for katomic.sh."""
+-p '*_test.py'."""
 
 import os
 import subprocess
